@@ -1,0 +1,122 @@
+# usbrig - the one top-level Makefile.
+#
+#   make              build/usbrig-gadget (and the harness)
+#   make check        every test: unit, socket, real usbip tools, sanitizers, VM
+#   make deps         install the Debian packages usbrig needs (as root)
+#   make install      PREFIX=/usr/local DESTDIR=
+#
+# Knobs: CC, PKG_CONFIG, CFLAGS, BUILD (output folder), SAN=1 (ASan+UBSan).
+
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+BUILD ?= build
+PREFIX ?= /usr/local
+DESTDIR ?=
+CFLAGS ?= -O2 -g
+
+WARN := -std=gnu11 -Wall -Wextra -Werror -Wformat=2 -Wvla
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+	     -fno-sanitize-recover=all
+ifeq ($(SAN),1)
+CFLAGS += $(SAN_FLAGS)
+LDFLAGS += $(SAN_FLAGS)
+endif
+
+EVENT_CFLAGS := $(shell $(PKG_CONFIG) --cflags libevent 2>/dev/null)
+EVENT_LIBS := $(shell $(PKG_CONFIG) --libs libevent 2>/dev/null)
+CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+USB_CFLAGS := $(shell $(PKG_CONFIG) --cflags libusb-1.0 2>/dev/null)
+USB_LIBS := $(shell $(PKG_CONFIG) --libs libusb-1.0 2>/dev/null)
+
+ALL_CFLAGS = $(WARN) $(CFLAGS) -MMD -MP -Igadgets $(EVENT_CFLAGS)
+
+# Debian packages: build, test, and the guest (kernel, busybox, usbip tools)
+DEB_PACKAGES := gcc make pkg-config libevent-dev libcmocka-dev \
+	libusb-1.0-0-dev usbip usb.ids usbutils qemu-system-x86 \
+	linux-image-amd64 busybox-static kmod cpio socat
+
+# ---- gadgets/: the server library and usbrig-gadget ----
+GADGET_SRCS := $(filter-out gadgets/main.c,$(wildcard gadgets/*.c))
+GADGET_OBJS := $(GADGET_SRCS:%.c=$(BUILD)/%.o)
+GADGET_LIB := $(BUILD)/libusbrig-gadget.a
+GADGET_BIN := $(BUILD)/usbrig-gadget
+
+# ---- tests ----
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
+SOCKET_SRCS := $(wildcard tests/socket/test_*.c)
+SOCKET_BINS := $(SOCKET_SRCS:tests/socket/%.c=$(BUILD)/tests/socket/%)
+SOCKET_COMMON := $(filter-out $(SOCKET_SRCS),$(wildcard tests/socket/*.c))
+SOCKET_COMMON_OBJS := $(SOCKET_COMMON:%.c=$(BUILD)/%.o)
+EXAMPLES := $(wildcard gadgets/examples/*.gadget)
+
+.PHONY: all deps check check-unit check-socket check-tools check-asan \
+	check-vm check-examples install clean demo bench
+
+all: $(GADGET_BIN)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(GADGET_LIB): $(GADGET_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(GADGET_BIN): $(BUILD)/gadgets/main.o $(GADGET_LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(EVENT_LIBS)
+
+$(BUILD)/tests/unit/%.o: tests/unit/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(GADGET_LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(EVENT_LIBS)
+
+$(BUILD)/tests/socket/%: $(BUILD)/tests/socket/%.o $(SOCKET_COMMON_OBJS) $(GADGET_LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(EVENT_LIBS)
+
+deps:
+	@missing=; for p in $(DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+			grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then \
+		echo "usbrig needs, as root: apt-get install$$missing"; exit 1; \
+	fi; \
+	echo "deps: installing$$missing"; \
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq --no-install-recommends $$missing >/dev/null
+
+check: deps
+	$(MAKE) check-unit check-socket check-examples check-tools
+	$(MAKE) check-asan
+
+check-unit: $(UNIT_BINS)
+	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+
+check-socket: $(GADGET_BIN) $(SOCKET_BINS)
+	@set -e; for t in $(SOCKET_BINS); do echo "== $$t"; \
+		USBRIG_GADGET=$(GADGET_BIN) $$t; done
+
+check-examples: $(GADGET_BIN)
+	$(GADGET_BIN) --check $(EXAMPLES)
+
+check-tools: $(GADGET_BIN)
+	tests/tools/usbip-list.sh $(GADGET_BIN) $(EXAMPLES)
+
+# The unit and socket tests again, built with ASan + UBSan.
+check-asan:
+	$(MAKE) BUILD=$(BUILD)/asan SAN=1 check-unit check-socket
+
+install: $(GADGET_BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/usbrig/examples
+	install -m 755 $(GADGET_BIN) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(EXAMPLES) $(DESTDIR)$(PREFIX)/share/usbrig/examples/
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

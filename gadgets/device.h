@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * device.h - one gadget at run time: URBs in, completions out.
+ *
+ * The device knows nothing of sockets.  The server (server.c) decodes a
+ * CMD_SUBMIT into a struct urb and hands it over with gdev_submit(); the
+ * device completes it later (or at once) through host->complete(), and the
+ * server encodes the RET_SUBMIT.  gdev_unlink() takes a still-pending URB
+ * back without completing it.  Timers (reply delays, disconnect faults)
+ * run on the event_base given at creation.
+ *
+ * ep0 is dispatched in this order: script control rules that match
+ * (a rule with a wildcard bmRequestType never matches a standard
+ * request), the standard requests (stdreq.c), the device function, else
+ * STALL.  Other endpoints run the behaviour their script declares.
+ */
+#ifndef USBRIG_DEVICE_H
+#define USBRIG_DEVICE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "usbip_wire.h"
+
+struct event_base;
+struct event;
+
+struct urb {
+	/* from CMD_SUBMIT, host order */
+	uint32_t seqnum;
+	uint8_t ep;			/* 0..15 */
+	bool dir_in;
+	uint32_t transfer_flags;
+	uint32_t length;		/* transfer_buffer_length, <= USBIP_MAX_TRANSFER */
+	int32_t start_frame;
+	int32_t interval;
+	int32_t number_of_packets;	/* > 0 only for isochronous */
+	uint8_t setup[8];		/* raw, as on the wire */
+	uint8_t *buf;			/* length bytes: OUT data in, IN data out */
+	struct usbip_iso_desc *iso;	/* number_of_packets entries */
+
+	/* set by the device before completing */
+	uint32_t actual_length;		/* IN: <= length; OUT: bytes taken */
+	int32_t status;			/* 0 or -EPIPE, -EOVERFLOW, ... */
+	int32_t error_count;
+
+	/* owned by the device while pending */
+	struct urb *next;		/* endpoint queue link */
+	struct event *timer;		/* delayed completion */
+	struct gdev *dev;
+
+	void *owner;			/* the server's connection */
+};
+
+/* What the device needs from whoever feeds it URBs. */
+struct gdev_host {
+	/* The URB is done: encode RET_SUBMIT and free it.  May be called from
+	 * inside gdev_submit(). */
+	void (*complete)(void *ctx, struct urb *urb);
+	/* A disconnect fault fired: drop the connection (not from inside
+	 * gdev_submit(); always from the event loop). */
+	void (*disconnect)(void *ctx, const char *why);
+};
+
+/* Per-endpoint run-time state, index [dir_in][ep]. */
+struct gdev_ep {
+	const struct gd_endpoint *desc;	/* NULL: not in the active config */
+	bool halted;
+	struct urb *pending;		/* FIFO of URBs waiting (NAK) */
+	struct urb **pending_tail;
+	uint8_t *fifo;			/* loopback data waiting for IN */
+	size_t fifo_len;
+	size_t fifo_cap;
+	size_t seq_pos;			/* SEQUENCE: next packet */
+	uint64_t source_off;		/* SOURCE: offset into the pattern */
+	uint32_t urbs_seen;		/* for stall_nth */
+};
+
+#define GDEV_FIFO_MAX	(1024 * 1024)	/* loopback buffering; beyond it OUT NAKs */
+
+struct gdev {
+	const struct gd_device *model;
+	struct event_base *base;
+	const struct gdev_host *host;
+	void *host_ctx;
+
+	const struct gd_config *config;	/* NULL: address state */
+	uint8_t alt[256];		/* current alternate setting per interface */
+	bool remote_wakeup;
+	struct gdev_ep ep[2][16];
+	uint32_t *rule_hits;		/* per rule, for stall_nth */
+	uint64_t urbs;			/* URBs submitted since attach */
+	struct event *disconnect_timer;
+	struct urb *ep0_pending;	/* delayed control replies */
+	void *function_state;		/* the device function's own */
+};
+
+struct gdev *gdev_new(const struct gd_device *model, struct event_base *base);
+void gdev_free(struct gdev *dev);
+
+/* Start serving a connection: resets state, arms the disconnect timer. */
+int gdev_attach(struct gdev *dev, const struct gdev_host *host, void *ctx);
+/* Connection gone: every pending URB is freed via free_urb without
+ * completion, state goes back to unconfigured. */
+void gdev_detach(struct gdev *dev, void (*free_urb)(struct urb *urb));
+
+/* Takes ownership of urb; completion via host->complete. */
+void gdev_submit(struct gdev *dev, struct urb *urb);
+/* The pending URB with that seqnum, removed from every queue and timer,
+ * or NULL when it is not pending (already completed or never seen). */
+struct urb *gdev_unlink(struct gdev *dev, uint32_t seqnum);
+
+/* for stdreq.c: apply SET_CONFIGURATION / SET_INTERFACE / endpoint halt */
+int gdev_set_config(struct gdev *dev, uint8_t value);
+int gdev_set_interface(struct gdev *dev, uint8_t intf, uint8_t alt);
+struct gdev_ep *gdev_ep_by_addr(struct gdev *dev, uint8_t addr);
+void gdev_ep_set_halt(struct gdev *dev, struct gdev_ep *ep, bool halt);
+
+#endif /* USBRIG_DEVICE_H */
