@@ -42,6 +42,16 @@ GADGET_OBJS := $(GADGET_SRCS:%.c=$(BUILD)/%.o)
 GADGET_LIB := $(BUILD)/libusbrig-gadget.a
 GADGET_BIN := $(BUILD)/usbrig-gadget
 
+# ---- harness/: the host runner and the guest agent ----
+HOST_SRCS := $(wildcard harness/host/*.c)
+HOST_OBJS := $(HOST_SRCS:%.c=$(BUILD)/%.o)
+HOST_BIN := $(BUILD)/usbrig
+AGENT_SRCS := $(wildcard harness/agent/*.c)
+AGENT_OBJS := $(AGENT_SRCS:%.c=$(BUILD)/%.o)
+AGENT_BIN := $(BUILD)/usbrig-agent
+HARNESS_COMMON := $(wildcard harness/common/*.c)
+HARNESS_COMMON_OBJS := $(HARNESS_COMMON:%.c=$(BUILD)/%.o)
+
 # ---- tests ----
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
@@ -54,7 +64,7 @@ EXAMPLES := $(wildcard gadgets/examples/*.gadget)
 .PHONY: all deps check check-unit check-socket check-tools check-asan \
 	check-vm check-examples install clean demo bench
 
-all: $(GADGET_BIN)
+all: $(GADGET_BIN) $(HOST_BIN) $(AGENT_BIN)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -66,6 +76,16 @@ $(GADGET_LIB): $(GADGET_OBJS)
 
 $(GADGET_BIN): $(BUILD)/gadgets/main.o $(GADGET_LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(EVENT_LIBS)
+
+$(BUILD)/harness/%.o: harness/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Iharness/common $(USB_CFLAGS) -c -o $@ $<
+
+$(HOST_BIN): $(HOST_OBJS) $(HARNESS_COMMON_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+$(AGENT_BIN): $(AGENT_OBJS) $(HARNESS_COMMON_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(USB_LIBS)
 
 $(BUILD)/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
@@ -111,7 +131,7 @@ check-tools: $(GADGET_BIN)
 check-asan:
 	$(MAKE) BUILD=$(BUILD)/asan SAN=1 check-unit check-socket
 
-install: $(GADGET_BIN)
+install: $(GADGET_BIN) $(HOST_BIN) $(AGENT_BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/usbrig/examples
 	install -m 755 $(GADGET_BIN) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(EXAMPLES) $(DESTDIR)$(PREFIX)/share/usbrig/examples/

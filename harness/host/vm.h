@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vm.h - boot one guest and stream the agent's result lines back.
+ *
+ * vm.c builds the initramfs (initramfs.c, cached by content hash), starts
+ * QEMU (KVM when a quick probe shows it works, else TCG), keeps the kernel
+ * console in work_dir/console.log, watches it for crash reports, and reads
+ * the agent's result lines (docs/harness-design.md) from the virtio-serial
+ * port as they arrive.  The scenario logic lives in the caller.
+ */
+#ifndef USBRIG_VM_H
+#define USBRIG_VM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct vm_opts {
+	const char *kernel;		/* bzImage; NULL: newest /boot/vmlinuz-* */
+	const char *modules_dir;	/* holds lib/modules/KVER; NULL: "/" */
+	const char *plan_path;		/* the serialized plan for the agent */
+	const char *const *gadgets;	/* host paths of gadget scripts, copied
+					 * to /usbrig/gadgets/<basename> */
+	size_t n_gadgets;
+	const char *const *modules;	/* module names the plan may load
+					 * (with deps); vhci-hcd always */
+	size_t n_modules;
+	const char *bin_dir;		/* where usbrig-agent, usbrig-gadget are */
+	const char *cache_dir;		/* initramfs cache (build/cache) */
+	const char *work_dir;		/* this boot's console.log etc. */
+	unsigned int boot_timeout_s;	/* until the agent's first line */
+	unsigned int idle_timeout_s;	/* max silence between result lines */
+	bool gadget_on_host;		/* serve gadgets from the host via
+					 * guestfwd to 127.0.0.1 (debugging) */
+	int verbose;
+};
+
+struct vm_cb {
+	/* one result line, without the newline */
+	void (*line)(void *ctx, const char *line);
+	/* a crash pattern in the console: the matched line and an excerpt */
+	void (*crash)(void *ctx, const char *what, const char *excerpt);
+	void *ctx;
+};
+
+enum vm_end {
+	VM_END_POWEROFF,	/* the agent finished and the guest went down */
+	VM_END_TIMEOUT,		/* boot or idle timeout: QEMU was killed */
+	VM_END_CRASH,		/* panic or a crash that stopped the guest */
+	VM_END_ERROR,		/* could not build or start */
+};
+
+/* Boot, stream, return how it ended.  Never hangs: every wait has a
+ * timeout, and QEMU is killed on the way out. */
+enum vm_end vm_run(const struct vm_opts *o, const struct vm_cb *cb);
+
+/* The console tail (last ~max bytes) of the last run, for reports. */
+int vm_console_excerpt(const char *work_dir, char *buf, size_t max);
+
+#endif /* USBRIG_VM_H */
