@@ -28,7 +28,8 @@ int desc_qualifier(const struct gd_device *dev, uint8_t *dst, size_t len);
 int desc_bos(const struct gd_device *dev, uint8_t *dst, size_t len);
 
 /* Walk the bLength chain of a descriptor set: 0 if the lengths add up to
- * exactly len with no zero or overrunning bLength, else -EINVAL. */
+ * exactly len with no zero or overrunning bLength, else -EINVAL.
+ * bLength 1 counts as broken too (no room for bDescriptorType). */
 int desc_check_chain(const uint8_t *buf, size_t len);
 
 /* Print every descriptor the device serves as commented hex (--dump). */
