@@ -72,6 +72,7 @@ struct gdev_ep {
 	uint8_t *fifo;			/* loopback data waiting for IN */
 	size_t fifo_len;
 	size_t fifo_cap;
+	size_t fifo_head;		/* data is fifo[fifo_head..+fifo_len) */
 	size_t seq_pos;			/* SEQUENCE: next packet */
 	uint64_t source_off;		/* SOURCE: offset into the pattern */
 	uint32_t urbs_seen;		/* for stall_nth */
@@ -93,6 +94,7 @@ struct gdev {
 	uint64_t urbs;			/* URBs submitted since attach */
 	struct event *disconnect_timer;
 	struct urb *ep0_pending;	/* delayed control replies */
+	struct urb *delayed;		/* delayed completions, other eps */
 	void *function_state;		/* the device function's own */
 };
 
