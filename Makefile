@@ -139,4 +139,25 @@ install: $(GADGET_BIN) $(HOST_BIN) $(AGENT_BIN)
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -path '$(BUILD)/kernel' -prune -o -type f -name '*.d' -print 2>/dev/null)
+
+# ---- VM suite (harness) ----
+# check-vm: every tests/scenarios/*.scenario in QEMU guests (KTAP on
+# stdout, JUnit in $(BUILD)/check-vm.xml); demo: the new_id story as a
+# transcript; bench: timing figures of the suite.  USBRIG_FLAGS adds
+# options (e.g. USBRIG_FLAGS="--jobs 2" or "--kernel bzImage").
+SCENARIOS := $(wildcard tests/scenarios/*.scenario)
+DEMO_SCENARIOS := $(wildcard tests/demo/*.scenario)
+VM_BINS := $(HOST_BIN) $(AGENT_BIN) $(GADGET_BIN)
+USBRIG_FLAGS ?=
+
+check-vm: $(VM_BINS)
+	$(HOST_BIN) $(USBRIG_FLAGS) --junit $(BUILD)/check-vm.xml $(SCENARIOS)
+
+demo: $(VM_BINS)
+	@$(HOST_BIN) $(USBRIG_FLAGS) --transcript $(DEMO_SCENARIOS)
+
+bench: $(VM_BINS)
+	@$(HOST_BIN) $(USBRIG_FLAGS) --bench $(SCENARIOS) \
+		>$(BUILD)/bench.ktap; st=$$?; \
+	grep -E '^# bench:|passed, ' $(BUILD)/bench.ktap; exit $$st

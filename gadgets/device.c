@@ -141,15 +141,10 @@ static struct urb **delay_list(struct gdev *dev, const struct urb *urb)
 
 /* ---- completion ---- */
 
+/* The server logs the one -v line per URB (with the busid); not here. */
 static void urb_report(struct gdev *dev, struct urb *urb)
 {
-	const uint8_t *s = urb->setup;
-
 	urb->next = NULL;
-	log_dbg("urb seq=%u ep=%u %s len=%u setup=%02x%02x%02x%02x%02x%02x%02x%02x -> status=%d actual=%u",
-		urb->seqnum, urb->ep, urb->dir_in ? "in" : "out", urb->length,
-		s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], urb->status,
-		urb->actual_length);
 	dev->host->complete(dev->host_ctx, urb);
 }
 
@@ -825,8 +820,6 @@ struct urb *gdev_unlink(struct gdev *dev, uint32_t seqnum)
 		event_free(urb->timer);
 		urb->timer = NULL;
 	}
-	log_dbg("urb seq=%u ep=%u %s len=%u unlinked", urb->seqnum, urb->ep,
-		urb->dir_in ? "in" : "out", urb->length);
 	return urb;
 }
 
