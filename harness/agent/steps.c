@@ -1,0 +1,813 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * steps.c - one function per step kind of docs/harness-design.md ("Step
+ * kinds").  Each prints exactly one result line through finish().
+ *
+ * Bound means both: the sysfs driver link names the driver, and the last
+ * bind/unbind uevent for that interface since it was added is a bind with
+ * DRIVER=<driver>.  The kernel creates the link before calling probe and
+ * removes it when probe fails, but sends the bind uevent only on success
+ * (drivers/base/dd.c driver_bound()), so a poller can see a link that is
+ * no bind; the uevent can't lie that way.
+ */
+#define _GNU_SOURCE
+#include "agent.h"
+#include "plan.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define POLL_MS		10
+#define MODPROBE_MS	60000
+#define READ_MAX	65536
+#define SUBST_MAX	(AG_TEXT_MAX)
+
+struct step {
+	int line;
+	const char *kind;
+	const struct plan_tok *a;	/* the arguments after KIND */
+	int n;
+	char desc[512];
+	char saw[AG_TEXT_MAX];
+	char extra[128];
+};
+
+static int finish(struct step *s, int ok)
+{
+	if (!ok && cur && now_us() >= cur->deadline_us) {
+		char tmp[AG_TEXT_MAX];
+
+		strfmt(tmp, sizeof(tmp), "scenario timeout; %s", s->saw);
+		strfmt(s->saw, sizeof(s->saw), "%s", tmp);
+	}
+	out_result(ok ? "ok" : "fail", s->line, s->desc, ok ? NULL : s->saw,
+		   s->extra[0] ? s->extra : NULL);
+	return ok ? 0 : -1;
+}
+
+static int bad_plan(struct step *s, const char *why)
+{
+	strfmt(s->saw, sizeof(s->saw), "bad plan line (%s %s): %s",
+		 s->kind, s->n ? s->a[0].s : "", why);
+	return finish(s, 0);
+}
+
+static uint64_t step_deadline(unsigned long timeout_ms)
+{
+	uint64_t d = now_us() + timeout_ms * 1000ull;
+
+	return cur && cur->deadline_us < d ? cur->deadline_us : d;
+}
+
+static int errno_by_name(const char *name)
+{
+	for (int e = 1; e < 200; e++) {
+		const char *n = strerrorname_np(e);
+
+		if (n && !strcmp(n, name))
+			return e;
+	}
+	return 0;
+}
+
+static const char *errno_name(int e)
+{
+	const char *n = strerrorname_np(e);
+
+	return n ? n : "E?";
+}
+
+static struct gadget *gadget_by_id(const char *id)
+{
+	for (int i = 0; cur && i < cur->n_gadgets; i++)
+		if (!strcmp(cur->g[i].id, id))
+			return &cur->g[i];
+	return NULL;
+}
+
+/*
+ * Expand ${ID.dev}, ${ID.busid} and ${ID.intfN} in `in`.  0, or -1 with
+ * the reason in err.
+ */
+static int subst(const char *in, char *out, size_t size, char *err,
+		 size_t errlen)
+{
+	size_t w = 0;
+
+	while (*in) {
+		const char *end, *dot;
+		char id[AG_ID_MAX], field[32], val[64];
+		struct gadget *g;
+		size_t l;
+
+		if (in[0] != '$' || in[1] != '{') {
+			if (w + 1 >= size)
+				goto long_;
+			out[w++] = *in++;
+			continue;
+		}
+		end = strchr(in, '}');
+		dot = end ? memchr(in, '.', (size_t)(end - in)) : NULL;
+		if (!dot || (size_t)(dot - in - 2) >= sizeof(id) ||
+		    (size_t)(end - dot - 1) >= sizeof(field)) {
+			strfmt(err, errlen, "bad substitution in \"%s\"", in);
+			return -1;
+		}
+		strfmt(id, sizeof(id), "%.*s", (int)(dot - in - 2), in + 2);
+		strfmt(field, sizeof(field), "%.*s", (int)(end - dot - 1),
+			 dot + 1);
+		g = gadget_by_id(id);
+		if (!g) {
+			strfmt(err, errlen, "${%s.%s}: no gadget %s", id,
+				 field, id);
+			return -1;
+		}
+		if (!strcmp(field, "busid")) {
+			strfmt(val, sizeof(val), "%s", g->busid);
+		} else if (!strcmp(field, "dev")) {
+			if (!g->dev[0]) {
+				strfmt(err, errlen, "${%s.dev}: %s has no device (not attached?)",
+					 id, id);
+				return -1;
+			}
+			strfmt(val, sizeof(val), "%s", g->dev);
+		} else if (!strncmp(field, "intf", 4) && field[4] &&
+			   strspn(field + 4, "0123456789") ==
+			   strlen(field + 4)) {
+			if (usb_intf_name(g, atoi(field + 4), val,
+					  sizeof(val))) {
+				strfmt(err, errlen, "${%s.%s}: %s has no configured device",
+					 id, field, id);
+				return -1;
+			}
+		} else {
+			strfmt(err, errlen, "${%s.%s}: unknown field", id,
+				 field);
+			return -1;
+		}
+		l = strlen(val);
+		if (w + l >= size)
+			goto long_;
+		memcpy(out + w, val, l);
+		w += l;
+		in = end + 1;
+	}
+	out[w] = '\0';
+	return 0;
+long_:
+	strfmt(err, errlen, "string too long after substitution");
+	return -1;
+}
+
+static int arg_uint(const struct step *s, int i, unsigned long max,
+		    unsigned long *v)
+{
+	return i < s->n && !s->a[i].quoted ?
+		plan_parse_uint(s->a[i].s, max, v) : -EINVAL;
+}
+
+/* ---- attach, detach ---- */
+
+static int do_attach(struct step *s)
+{
+	unsigned long to;
+	struct gadget *g;
+	int mode;
+
+	if (s->n != 3 || arg_uint(s, 2, 86400000, &to))
+		return bad_plan(s, "want ID MODE TIMEOUT_MS");
+	g = gadget_by_id(s->a[0].s);
+	if (!g)
+		return bad_plan(s, "unknown gadget");
+	if (!strcmp(s->a[1].s, "verify"))
+		mode = MODE_VERIFY;
+	else if (!strcmp(s->a[1].s, "no-verify"))
+		mode = MODE_NO_VERIFY;
+	else if (!strcmp(s->a[1].s, "no-wait"))
+		mode = MODE_NO_WAIT;
+	else
+		return bad_plan(s, "MODE is verify|no-verify|no-wait");
+	strfmt(s->desc, sizeof(s->desc), "attach %s (%s, %s)", g->id,
+		 g->busid, s->a[1].s);
+	if (usb_attach(cur, g, mode, step_deadline(to), s->saw,
+		       sizeof(s->saw)))
+		return finish(s, 0);
+	if (g->dev[0])
+		strfmt(s->extra, sizeof(s->extra), "dev=%s port=%d", g->dev,
+			 g->port);
+	else
+		strfmt(s->extra, sizeof(s->extra), "port=%d", g->port);
+	return finish(s, 1);
+}
+
+static int do_detach(struct step *s)
+{
+	unsigned long to;
+	struct gadget *g;
+
+	if (s->n != 2 || arg_uint(s, 1, 86400000, &to))
+		return bad_plan(s, "want ID TIMEOUT_MS");
+	g = gadget_by_id(s->a[0].s);
+	if (!g)
+		return bad_plan(s, "unknown gadget");
+	strfmt(s->desc, sizeof(s->desc), "detach %s", g->id);
+	if (usb_detach(cur, g, step_deadline(to), s->saw, sizeof(s->saw)))
+		return finish(s, 0);
+	return finish(s, 1);
+}
+
+/* ---- modules ---- */
+
+static int do_modprobe(struct step *s, bool remove)
+{
+	char *argv[] = { remove ? "rmmod" : "modprobe", NULL, NULL };
+	char path[PATH_MAX];
+	struct proc_res r;
+	size_t i;
+
+	if (s->n != 1)
+		return bad_plan(s, "want \"MODULE\"");
+	argv[1] = (char *)s->a[0].s;
+	strfmt(s->desc, sizeof(s->desc), "%s %s", argv[0], argv[1]);
+	if (proc_run(argv, step_deadline(MODPROBE_MS), &r)) {
+		strfmt(s->saw, sizeof(s->saw), "cannot run %s", argv[0]);
+		return finish(s, 0);
+	}
+	if (r.status) {
+		strfmt(s->saw, sizeof(s->saw), "%s %s: %s %d: %s", argv[0],
+			 argv[1], r.status < 0 ? "timed out" : "status",
+			 r.status, r.len ? tail_lines(r.out, 3) : "no output");
+		proc_res_free(&r);
+		return finish(s, 0);
+	}
+	proc_res_free(&r);
+	if (remove) {
+		strfmt(path, sizeof(path), "/sys/module/%s", argv[1]);
+		for (i = strlen("/sys/module/"); path[i]; i++)
+			if (path[i] == '-')
+				path[i] = '_';
+		if (!access(path, F_OK)) {
+			strfmt(s->saw, sizeof(s->saw), "rmmod exited 0 but %s is still there",
+				 path);
+			return finish(s, 0);
+		}
+	}
+	return finish(s, 1);
+}
+
+/* ---- write, read ---- */
+
+static int do_write(struct step *s)
+{
+	char path[PATH_MAX], val[SUBST_MAX], err[256];
+	int want = 0, fd, got = 0;
+	ssize_t n;
+	uint64_t t0;
+
+	if (s->n != 3 || !s->a[0].quoted || !s->a[1].quoted)
+		return bad_plan(s, "want \"PATH\" \"VALUE\" ok|ERRNO");
+	if (strcmp(s->a[2].s, "ok")) {
+		want = errno_by_name(s->a[2].s);
+		if (!want)
+			return bad_plan(s, "unknown errno name");
+	}
+	strfmt(s->desc, sizeof(s->desc), "write %s", s->a[0].s);
+	if (subst(s->a[0].s, path, sizeof(path), err, sizeof(err)) ||
+	    subst(s->a[1].s, val, sizeof(val), err, sizeof(err))) {
+		strfmt(s->saw, sizeof(s->saw), "%s", err);
+		return finish(s, 0);
+	}
+	strfmt(s->desc, sizeof(s->desc), "write \"%.200s\" to %.250s -> %s",
+		 val, path, s->a[2].s);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		got = errno;
+		strfmt(s->saw, sizeof(s->saw), "open: %s (%s)",
+			 errno_name(got), strerror(got));
+	} else {
+		/* the bind a new_id write triggers happens inside write(2):
+		 * stamp before it */
+		t0 = now_us();
+		if (cur)
+			cur->last_write_us = t0;
+		n = write(fd, val, strlen(val));
+		if (n < 0) {
+			got = errno;
+			strfmt(s->saw, sizeof(s->saw), "write: %s (%s)",
+				 errno_name(got), strerror(got));
+		} else if ((size_t)n != strlen(val)) {
+			got = -1;
+			strfmt(s->saw, sizeof(s->saw), "short write: %zd of %zu bytes",
+				 n, strlen(val));
+		} else {
+			strfmt(s->saw, sizeof(s->saw), "write succeeded");
+		}
+		strfmt(s->extra, sizeof(s->extra), "write_us=%llu",
+			 (unsigned long long)(now_us() - t0));
+		close(fd);
+	}
+	ev_pump(0);
+	return finish(s, got == want);
+}
+
+static int read_path(const char *path, char *buf, size_t size, int *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t len = 0;
+	ssize_t n;
+
+	*err = 0;
+	if (fd < 0) {
+		*err = errno;
+		return -1;
+	}
+	while (len + 1 < size && (n = read(fd, buf + len, size - 1 - len)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			*err = errno;
+			close(fd);
+			return -1;
+		}
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	return (int)len;
+}
+
+static int do_read(struct step *s)
+{
+	char path[PATH_MAX], text[SUBST_MAX], err[256];
+	char *buf;
+	int len, e, ok;
+
+	if (s->n != 3 || !s->a[0].quoted || !s->a[2].quoted)
+		return bad_plan(s, "want \"PATH\" equals|contains|not-contains \"TEXT\"");
+	if (strcmp(s->a[1].s, "equals") && strcmp(s->a[1].s, "contains") &&
+	    strcmp(s->a[1].s, "not-contains"))
+		return bad_plan(s, "MATCH is equals|contains|not-contains");
+	strfmt(s->desc, sizeof(s->desc), "read %s", s->a[0].s);
+	if (subst(s->a[0].s, path, sizeof(path), err, sizeof(err)) ||
+	    subst(s->a[2].s, text, sizeof(text), err, sizeof(err))) {
+		strfmt(s->saw, sizeof(s->saw), "%s", err);
+		return finish(s, 0);
+	}
+	strfmt(s->desc, sizeof(s->desc), "read %.250s %s \"%.200s\"", path,
+		 s->a[1].s, text);
+	buf = malloc(READ_MAX);
+	if (!buf) {
+		strfmt(s->saw, sizeof(s->saw), "out of memory");
+		return finish(s, 0);
+	}
+	len = read_path(path, buf, READ_MAX, &e);
+	if (len < 0) {
+		strfmt(s->saw, sizeof(s->saw), "%s: %s (%s)", path,
+			 errno_name(e), strerror(e));
+		free(buf);
+		return finish(s, 0);
+	}
+	if (!strcmp(s->a[1].s, "equals")) {
+		if (len && buf[len - 1] == '\n')
+			buf[--len] = '\0';
+		ok = !strcmp(buf, text);
+	} else if (!strcmp(s->a[1].s, "contains")) {
+		ok = strstr(buf, text) != NULL;
+	} else {
+		ok = strstr(buf, text) == NULL;
+	}
+	{
+		char q[1024];
+
+		if (plan_quote(q, sizeof(q), len > 900 ? buf + len - 900 : buf) < 0)
+			strfmt(q, sizeof(q), "(unprintable)");
+		strfmt(s->saw, sizeof(s->saw), "read %s", q);
+		out_diag("%s: %s", path, q);
+	}
+	free(buf);
+	return finish(s, ok);
+}
+
+/* ---- bound / unbound ---- */
+
+/* The driver the uevents say `intf` is bound to ("" none), and the bind
+ * event that says so. */
+static const struct uevent *uev_bound(const char *intf, char *drv,
+				      size_t size)
+{
+	const struct uevent *b = NULL;
+
+	drv[0] = '\0';
+	for (size_t i = 0; i < ev.n_uev; i++) {
+		const struct uevent *u = &ev.uev[i];
+
+		if (strcmp(u->name, intf) || strcmp(u->subsystem, "usb"))
+			continue;
+		if (!strcmp(u->action, "bind")) {
+			strfmt(drv, size, "%s", u->driver);
+			b = u;
+		} else if (!strcmp(u->action, "unbind") ||
+			   !strcmp(u->action, "add") ||
+			   !strcmp(u->action, "remove")) {
+			drv[0] = '\0';
+			b = NULL;
+		}
+	}
+	return b;
+}
+
+static void describe_intf(const char *intf, char *saw, size_t size)
+{
+	char link[64], evs[1024], log[1024];
+
+	usb_driver_of(intf, link, sizeof(link));
+	ev_describe(intf, evs, sizeof(evs));
+	ev_kmsg_tail(intf, 3, log, sizeof(log));
+	strfmt(saw, size, "driver link: %s; uevents: %s; kernel: %s",
+		 link[0] ? link : "none", evs, log);
+}
+
+static int parse_intf_args(struct step *s, int nargs, struct gadget **g,
+			   unsigned long *intf, unsigned long *to)
+{
+	if (s->n != nargs || arg_uint(s, 1, 255, intf) ||
+	    arg_uint(s, nargs - 1, 86400000, to))
+		return -1;
+	*g = gadget_by_id(s->a[0].s);
+	return *g ? 0 : -1;
+}
+
+static bool intf_bound(const char *intf, const char *driver,
+		       const struct uevent **bind)
+{
+	char link[64], udrv[64];
+
+	*bind = uev_bound(intf, udrv, sizeof(udrv));
+	usb_driver_of(intf, link, sizeof(link));
+	return !strcmp(link, driver) && !strcmp(udrv, driver);
+}
+
+static int do_expect_bound(struct step *s)
+{
+	const struct uevent *bind = NULL;
+	unsigned long intf_no, to;
+	struct gadget *g;
+	char intf[64] = "";
+	const char *drv;
+	uint64_t deadline, start = now_us();
+	bool forever;
+
+	if (parse_intf_args(s, 5, &g, &intf_no, &to) || !s->a[2].quoted ||
+	    (strcmp(s->a[3].s, "within") && strcmp(s->a[3].s, "for")))
+		return bad_plan(s, "want ID INTF \"DRIVER\" within|for TIMEOUT_MS");
+	drv = s->a[2].s;
+	forever = !strcmp(s->a[3].s, "for");
+	strfmt(s->desc, sizeof(s->desc), "%s interface %lu bound to %s %s %lu ms",
+		 g->id, intf_no, drv, s->a[3].s, to);
+	deadline = step_deadline(to);
+	for (;;) {
+		ev_pump(0);
+		if (usb_intf_name(g, (int)intf_no, intf, sizeof(intf)))
+			intf[0] = '\0';
+		if (intf[0] && intf_bound(intf, drv, &bind))
+			break;
+		if (forever || now_us() >= deadline || cur->server_dead) {
+			if (!intf[0])
+				strfmt(s->saw, sizeof(s->saw), "%s has no configured device (%s)",
+					 g->id, g->dev[0] ? g->dev : "not attached");
+			else
+				describe_intf(intf, s->saw, sizeof(s->saw));
+			return finish(s, 0);
+		}
+		ev_pump(POLL_MS);
+	}
+	strfmt(s->desc, sizeof(s->desc), "%s bound to %s %s %lu ms", intf,
+		 drv, s->a[3].s, to);
+	if (!forever) {
+		if (cur->last_write_us && bind->t_us >= cur->last_write_us)
+			strfmt(s->extra, sizeof(s->extra), "latency_us=%llu",
+				 (unsigned long long)(bind->t_us -
+						      cur->last_write_us));
+		return finish(s, 1);
+	}
+	while (now_us() < deadline) {
+		ev_pump(POLL_MS);
+		if (!intf_bound(intf, drv, &bind)) {
+			char tmp[AG_TEXT_MAX];
+
+			describe_intf(intf, tmp, sizeof(tmp));
+			strfmt(s->saw, sizeof(s->saw), "unbound after %llu ms: %s",
+				 (unsigned long long)(now_us() - start) / 1000,
+				 tmp);
+			return finish(s, 0);
+		}
+	}
+	return finish(s, 1);
+}
+
+static bool bind_since(const char *intf, uint64_t since)
+{
+	for (size_t i = ev.n_uev; i > 0; i--) {
+		const struct uevent *u = &ev.uev[i - 1];
+
+		if (u->t_us < since)
+			break;
+		if (!strcmp(u->name, intf) && !strcmp(u->action, "bind"))
+			return true;
+	}
+	return false;
+}
+
+static int do_expect_unbound(struct step *s)
+{
+	unsigned long intf_no, to;
+	struct gadget *g;
+	char intf[64] = "", path[PATH_MAX], link[64];
+	uint64_t deadline, start = now_us();
+	bool forever;
+
+	if (parse_intf_args(s, 4, &g, &intf_no, &to) ||
+	    (strcmp(s->a[2].s, "within") && strcmp(s->a[2].s, "for")))
+		return bad_plan(s, "want ID INTF within|for TIMEOUT_MS");
+	forever = !strcmp(s->a[2].s, "for");
+	strfmt(s->desc, sizeof(s->desc), "%s interface %lu unbound %s %lu ms",
+		 g->id, intf_no, s->a[2].s, to);
+	deadline = step_deadline(to);
+	for (;;) {
+		ev_pump(0);
+		if (usb_intf_name(g, (int)intf_no, intf, sizeof(intf)))
+			intf[0] = '\0';
+		strfmt(path, sizeof(path), "/sys/bus/usb/devices/%s", intf);
+		usb_driver_of(intf, link, sizeof(link));
+		if (intf[0] && !access(path, F_OK) && !link[0])
+			break;
+		if (forever || now_us() >= deadline || cur->server_dead) {
+			if (!intf[0] || access(path, F_OK))
+				strfmt(s->saw, sizeof(s->saw), "interface %lu of %s does not exist (device %s)",
+					 intf_no, g->id, g->dev[0] ? g->dev : "none");
+			else
+				describe_intf(intf, s->saw, sizeof(s->saw));
+			return finish(s, 0);
+		}
+		ev_pump(POLL_MS);
+	}
+	strfmt(s->desc, sizeof(s->desc), "%s unbound %s %lu ms", intf,
+		 s->a[2].s, to);
+	if (!forever)
+		return finish(s, 1);
+	while (now_us() < deadline) {
+		ev_pump(POLL_MS);
+		usb_driver_of(intf, link, sizeof(link));
+		if (bind_since(intf, start) || link[0]) {
+			char tmp[AG_TEXT_MAX];
+
+			describe_intf(intf, tmp, sizeof(tmp));
+			strfmt(s->saw, sizeof(s->saw), "bound after %llu ms: %s",
+				 (unsigned long long)(now_us() - start) / 1000,
+				 tmp);
+			return finish(s, 0);
+		}
+	}
+	return finish(s, 1);
+}
+
+/* ---- probe errors, kmsg ---- */
+
+/*
+ * The three ways the kernel reports a failed probe of intf by drv with
+ * errno e (drivers/base/dd.c):
+ *	6.1:	"DRV: probe of INTF failed with error -E"
+ *	6.3+:	"... INTF: probe with driver DRV failed with error -E"
+ *	initcall_debug: "probe of INTF returned E after T usecs" (sign varies
+ *	by version; the driver is not named)
+ */
+static bool probe_error_line(const char *text, const char *intf,
+			     const char *drv, int e)
+{
+	char pat[256];
+
+	strfmt(pat, sizeof(pat), "%s: probe of %s failed with error -%d",
+		 drv, intf, e);
+	if (strstr(text, pat))
+		return true;
+	strfmt(pat, sizeof(pat), "%s: probe with driver %s failed with error -%d",
+		 intf, drv, e);
+	if (strstr(text, pat))
+		return true;
+	strfmt(pat, sizeof(pat), "probe of %s returned %d after ", intf, e);
+	if (strstr(text, pat))
+		return true;
+	strfmt(pat, sizeof(pat), "probe of %s returned -%d after ", intf, e);
+	return strstr(text, pat) != NULL;
+}
+
+static int do_expect_probe_error(struct step *s)
+{
+	unsigned long intf_no, to;
+	struct gadget *g;
+	char intf[64] = "", link[64], log[2048];
+	const char *drv;
+	uint64_t deadline;
+	int e;
+
+	if (parse_intf_args(s, 5, &g, &intf_no, &to) || !s->a[2].quoted)
+		return bad_plan(s, "want ID INTF \"DRIVER\" ERRNO TIMEOUT_MS");
+	drv = s->a[2].s;
+	e = errno_by_name(s->a[3].s);
+	if (!e)
+		return bad_plan(s, "unknown errno name");
+	strfmt(s->desc, sizeof(s->desc), "%s interface %lu: %s probe fails with %s",
+		 g->id, intf_no, drv, s->a[3].s);
+	deadline = step_deadline(to);
+	for (;;) {
+		ev_pump(0);
+		if (usb_intf_name(g, (int)intf_no, intf, sizeof(intf)))
+			intf[0] = '\0';
+		if (intf[0]) {
+			for (size_t i = 0; i < ev.n_kmsg; i++) {
+				if (!probe_error_line(ev.kmsg[i].text, intf,
+						      drv, e))
+					continue;
+				usb_driver_of(intf, link, sizeof(link));
+				if (!strcmp(link, drv))
+					break;	/* bound after all */
+				strfmt(s->desc, sizeof(s->desc), "%s: %s probe fails with %s",
+					 intf, drv, s->a[3].s);
+				out_diag("kernel: %s", ev.kmsg[i].text);
+				return finish(s, 1);
+			}
+		}
+		if (now_us() >= deadline || cur->server_dead) {
+			if (!intf[0]) {
+				strfmt(s->saw, sizeof(s->saw), "%s has no configured device",
+					 g->id);
+			} else {
+				char d[AG_TEXT_MAX / 2];
+
+				describe_intf(intf, d, sizeof(d));
+				ev_kmsg_tail("probe", 4, log, sizeof(log));
+				strfmt(s->saw, sizeof(s->saw), "no probe error %s for %s by %s; %s; probe lines: %s",
+					 s->a[3].s, intf, drv, d, log);
+			}
+			return finish(s, 0);
+		}
+		ev_pump(POLL_MS);
+	}
+}
+
+static int do_expect_kmsg(struct step *s)
+{
+	char text[SUBST_MAX], err[256], log[1024];
+	unsigned long to;
+	uint64_t deadline;
+
+	if (s->n != 2 || !s->a[0].quoted || arg_uint(s, 1, 86400000, &to))
+		return bad_plan(s, "want \"TEXT\" TIMEOUT_MS");
+	strfmt(s->desc, sizeof(s->desc), "kernel log contains \"%.300s\"",
+		 s->a[0].s);
+	if (subst(s->a[0].s, text, sizeof(text), err, sizeof(err))) {
+		strfmt(s->saw, sizeof(s->saw), "%s", err);
+		return finish(s, 0);
+	}
+	deadline = step_deadline(to);
+	for (;;) {
+		ev_pump(0);
+		for (size_t i = 0; i < ev.n_kmsg; i++) {
+			if (strstr(ev.kmsg[i].text, text)) {
+				out_diag("kernel: %s", ev.kmsg[i].text);
+				return finish(s, 1);
+			}
+		}
+		if (now_us() >= deadline) {
+			ev_kmsg_tail(NULL, 5, log, sizeof(log));
+			strfmt(s->saw, sizeof(s->saw), "not in the kernel log; last lines: %s",
+				 log);
+			return finish(s, 0);
+		}
+		ev_pump(POLL_MS);
+	}
+}
+
+/* ---- nodes ---- */
+
+static int do_expect_node(struct step *s, bool present)
+{
+	char path[PATH_MAX], err[256];
+	unsigned long to;
+	uint64_t deadline;
+	struct stat st;
+
+	if (s->n != 2 || !s->a[0].quoted || arg_uint(s, 1, 86400000, &to))
+		return bad_plan(s, "want \"PATH\" TIMEOUT_MS");
+	strfmt(s->desc, sizeof(s->desc), "%s %s", s->a[0].s,
+		 present ? "exists" : "does not exist");
+	deadline = step_deadline(to);
+	for (;;) {
+		ev_pump(0);
+		/* re-expanded each time: ${ID.intfN} may appear late */
+		if (subst(s->a[0].s, path, sizeof(path), err, sizeof(err))) {
+			if (now_us() >= deadline) {
+				strfmt(s->saw, sizeof(s->saw), "%s", err);
+				return finish(s, 0);
+			}
+		} else if (!stat(path, &st) == present) {
+			strfmt(s->desc, sizeof(s->desc), "%.400s %s", path,
+				 present ? "exists" : "does not exist");
+			return finish(s, 1);
+		} else if (now_us() >= deadline) {
+			strfmt(s->saw, sizeof(s->saw), "%s %s after %lu ms",
+				 path, present ? "missing" : "still there", to);
+			return finish(s, 0);
+		}
+		ev_pump(POLL_MS);
+	}
+}
+
+/* ---- run ---- */
+
+static int do_run(struct step *s)
+{
+	char cmd[SUBST_MAX], want[SUBST_MAX], err[256], q[1200];
+	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	unsigned long to, status = 0;
+	bool any_status, any_out;
+	struct proc_res r;
+	int ok;
+
+	if (s->n != 4 || !s->a[0].quoted || arg_uint(s, 3, 86400000, &to))
+		return bad_plan(s, "want \"COMMAND\" STATUS|- OUTPUT|- TIMEOUT_MS");
+	any_status = !s->a[1].quoted && !strcmp(s->a[1].s, "-");
+	any_out = !s->a[2].quoted && !strcmp(s->a[2].s, "-");
+	if (!any_status && arg_uint(s, 1, 255, &status))
+		return bad_plan(s, "STATUS is a number or -");
+	if (!any_out && !s->a[2].quoted)
+		return bad_plan(s, "OUTPUT is a string or -");
+	strfmt(s->desc, sizeof(s->desc), "run %.400s", s->a[0].s);
+	if (subst(s->a[0].s, cmd, sizeof(cmd), err, sizeof(err)) ||
+	    (!any_out && subst(s->a[2].s, want, sizeof(want), err,
+			       sizeof(err)))) {
+		strfmt(s->saw, sizeof(s->saw), "%s", err);
+		return finish(s, 0);
+	}
+	strfmt(s->desc, sizeof(s->desc), "run %.400s", cmd);
+	if (proc_run(argv, step_deadline(to), &r)) {
+		strfmt(s->saw, sizeof(s->saw), "cannot start /bin/sh");
+		return finish(s, 0);
+	}
+	ok = r.status >= 0 && (any_status || (unsigned long)r.status == status) &&
+	     (any_out || strstr(r.out, want));
+	if (plan_quote(q, sizeof(q), r.len > 1000 ? r.out + r.len - 1000 :
+		       r.out) < 0)
+		strfmt(q, sizeof(q), "\"\"");
+	if (r.status < 0)
+		strfmt(s->saw, sizeof(s->saw), "timed out after %lu ms, killed; output: %s",
+			 to, q);
+	else
+		strfmt(s->saw, sizeof(s->saw), "status %d; output: %s",
+			 r.status, q);
+	out_diag("run: status %d; output: %s", r.status, q);
+	proc_res_free(&r);
+	return finish(s, ok);
+}
+
+int step_run(int line, const char *kind, const struct plan_tok *a, int n)
+{
+	struct step s = {
+		.line = line, .kind = kind, .a = a, .n = n,
+	};
+
+	strfmt(s.desc, sizeof(s.desc), "%s", kind);
+	if (!strcmp(kind, "attach"))
+		return do_attach(&s);
+	if (!strcmp(kind, "detach"))
+		return do_detach(&s);
+	if (!strcmp(kind, "modprobe"))
+		return do_modprobe(&s, false);
+	if (!strcmp(kind, "rmmod"))
+		return do_modprobe(&s, true);
+	if (!strcmp(kind, "write"))
+		return do_write(&s);
+	if (!strcmp(kind, "read"))
+		return do_read(&s);
+	if (!strcmp(kind, "expect-bound"))
+		return do_expect_bound(&s);
+	if (!strcmp(kind, "expect-unbound"))
+		return do_expect_unbound(&s);
+	if (!strcmp(kind, "expect-probe-error"))
+		return do_expect_probe_error(&s);
+	if (!strcmp(kind, "expect-node"))
+		return do_expect_node(&s, true);
+	if (!strcmp(kind, "expect-no-node"))
+		return do_expect_node(&s, false);
+	if (!strcmp(kind, "expect-kmsg"))
+		return do_expect_kmsg(&s);
+	if (!strcmp(kind, "run"))
+		return do_run(&s);
+	return bad_plan(&s, "unknown step kind");
+}

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * plan.c - quote and split plan/result lines (see plan.h for the grammar).
+ */
+#include "plan.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char hexdig[] = "0123456789abcdef";
+
+/* The escape for c, or 0 when c stands for itself inside quotes. */
+static char quote_escape(unsigned char c)
+{
+	switch (c) {
+	case '"':
+		return '"';
+	case '\\':
+		return '\\';
+	case '\n':
+		return 'n';
+	case '\t':
+		return 't';
+	case '\r':
+		return 'r';
+	}
+	if (c < 0x20 || c >= 0x7f)
+		return 'x';
+	return 0;
+}
+
+size_t plan_quote_len(const char *s)
+{
+	size_t n = 3;	/* two quotes and the NUL */
+
+	for (; *s; s++) {
+		char e = quote_escape((unsigned char)*s);
+
+		n += !e ? 1 : e == 'x' ? 4 : 2;
+	}
+	return n;
+}
+
+int plan_quote(char *dst, size_t size, const char *s)
+{
+	size_t need = plan_quote_len(s);
+	size_t w = 0;
+
+	if (need > size || need - 1 > INT32_MAX) {
+		if (size)
+			dst[0] = '\0';
+		return -ENOSPC;
+	}
+	dst[w++] = '"';
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		char e = quote_escape(c);
+
+		if (!e) {
+			dst[w++] = (char)c;
+			continue;
+		}
+		dst[w++] = '\\';
+		dst[w++] = e;
+		if (e == 'x') {
+			dst[w++] = hexdig[c >> 4];
+			dst[w++] = hexdig[c & 0xf];
+		}
+	}
+	dst[w++] = '"';
+	dst[w] = '\0';
+	return (int)w;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static bool is_sep(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* A raw byte that may not appear in a line outside an escape. */
+static bool is_ctl(unsigned char c)
+{
+	return (c < 0x20 && c != '\t') || c == 0x7f;
+}
+
+/*
+ * Decode the quoted word starting at *pr (on the opening quote) in place.
+ * The decoded bytes are never more than the raw ones, so writing behind
+ * the read cursor is safe; the closing quote's slot takes the NUL.
+ */
+static int split_quoted(char *line, char **pr, size_t *len, size_t *err_col)
+{
+	char *r = *pr + 1;
+	char *w = *pr;
+	int hi, lo;
+
+	for (;;) {
+		unsigned char c = (unsigned char)*r;
+
+		if (c == '\0') {
+			*err_col = (size_t)(r - line) + 1;
+			return -EINVAL;	/* unterminated */
+		}
+		if (c == '"')
+			break;
+		if (is_ctl(c)) {
+			*err_col = (size_t)(r - line) + 1;
+			return -EINVAL;
+		}
+		if (c != '\\') {
+			*w++ = (char)c;
+			r++;
+			continue;
+		}
+		switch (r[1]) {
+		case '"':
+		case '\\':
+			*w++ = r[1];
+			r += 2;
+			break;
+		case 'n':
+			*w++ = '\n';
+			r += 2;
+			break;
+		case 't':
+			*w++ = '\t';
+			r += 2;
+			break;
+		case 'r':
+			*w++ = '\r';
+			r += 2;
+			break;
+		case 'x':
+			hi = hexval(r[2]);
+			lo = hi < 0 ? -1 : hexval(r[3]);
+			if (lo < 0 || (hi | lo) == 0) {
+				*err_col = (size_t)(r - line) + 1;
+				return -EINVAL;	/* \x needs 2 digits, no NUL */
+			}
+			*w++ = (char)(hi << 4 | lo);
+			r += 4;
+			break;
+		default:
+			*err_col = (size_t)(r - line) + 1;
+			return -EINVAL;
+		}
+	}
+	*len = (size_t)(w - *pr);
+	*w = '\0';
+	r++;	/* past the closing quote */
+	if (*r && !is_sep(*r)) {
+		*err_col = (size_t)(r - line) + 1;
+		return -EINVAL;	/* "abc"def */
+	}
+	*pr = r;
+	return 0;
+}
+
+int plan_split(char *line, struct plan_tok *toks, size_t max_toks,
+	       size_t max_len, size_t *err_col)
+{
+	size_t n = 0, col = 0, len;
+	char *r = line;
+	size_t l = strlen(line);
+	int ret;
+
+	if (!err_col)
+		err_col = &col;
+	*err_col = 0;
+	if (l && line[l - 1] == '\n')
+		line[--l] = '\0';
+	if (l && line[l - 1] == '\r')
+		line[--l] = '\0';
+
+	for (;;) {
+		char *start;
+		bool quoted;
+
+		while (is_sep(*r))
+			r++;
+		if (!*r)
+			break;
+		start = r;
+		if (n == max_toks) {
+			*err_col = (size_t)(r - line) + 1;
+			return -E2BIG;
+		}
+		quoted = *r == '"';
+		if (quoted) {
+			ret = split_quoted(line, &r, &len, err_col);
+			if (ret)
+				return ret;
+			/* the separator after it (if any) is left as is */
+		} else {
+			while (*r && !is_sep(*r)) {
+				if (*r == '"' || is_ctl((unsigned char)*r)) {
+					*err_col = (size_t)(r - line) + 1;
+					return -EINVAL;
+				}
+				r++;
+			}
+			len = (size_t)(r - start);
+			if (*r)
+				*r++ = '\0';
+		}
+		if (max_len && len > max_len) {
+			*err_col = (size_t)(start - line) + 1;
+			return -ENAMETOOLONG;
+		}
+		toks[n].s = start;
+		toks[n].len = len;
+		toks[n].quoted = quoted;
+		n++;
+	}
+	return (int)n;
+}
+
+int plan_parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+	unsigned long v = 0;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		unsigned long d = (unsigned long)(*s - '0');
+
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		if (v > max / 10 || d > max - v * 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}

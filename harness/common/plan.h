@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * plan.h - the line codec shared by the host runner and the guest agent.
+ *
+ * Plan lines (host -> guest) and result lines (guest -> host) are words
+ * separated by spaces (docs/harness-design.md).  A word is either bare
+ * (any run of bytes other than space, tab, '"' and control characters) or
+ * a double-quoted string with C escapes:
+ *
+ *	\"  \\  \n  \t  \r  \xHH (exactly two hex digits, not \x00)
+ *
+ * plan_quote() never emits anything else: bytes below 0x20, 0x7f and above
+ * 0x7f are written as \xHH, so a quoted string is always printable ASCII
+ * and never contains a newline.  plan_split() also takes raw bytes >= 0x80
+ * (UTF-8) and rejects raw control characters; plan_split(plan_quote(s))
+ * == s for every NUL-free s.
+ */
+#ifndef USBRIG_PLAN_H
+#define USBRIG_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Hard limits of one line; both ends use them. */
+#define PLAN_LINE_MAX	4096	/* bytes of one line, newline excluded */
+#define PLAN_TOKENS_MAX	32	/* words of one line */
+
+struct plan_tok {
+	const char *s;	/* NUL-terminated; quotes removed, escapes decoded */
+	size_t len;	/* strlen(s) */
+	bool quoted;	/* was written as "..." */
+};
+
+/*
+ * Write s as a quoted string ("..." with escapes) into dst[size], NUL
+ * terminated.  Returns the length written (without the NUL) or -ENOSPC
+ * when it does not fit; dst is then an empty string (if size > 0).
+ */
+int plan_quote(char *dst, size_t size, const char *s);
+
+/* Bytes plan_quote() needs for s, NUL included. */
+size_t plan_quote_len(const char *s);
+
+/*
+ * Split line into at most max_toks words, decoding quoted strings in place
+ * (line is modified; toks[i].s point into it).  A trailing '\n' or "\r\n"
+ * is ignored.  No decoded word may be longer than max_len bytes (0: no
+ * limit beyond the line).  Returns the number of words, or:
+ *	-EINVAL		syntax: unterminated quote, bad escape, control
+ *			character, a quote glued to a bare word
+ *	-E2BIG		more than max_toks words
+ *	-ENAMETOOLONG	a word longer than max_len
+ * On error *err_col (if not NULL) is the 1-based column of the offending
+ * byte in the original line.
+ */
+int plan_split(char *line, struct plan_tok *toks, size_t max_toks,
+	       size_t max_len, size_t *err_col);
+
+/*
+ * Parse a decimal unsigned number that must fill the whole word.
+ * Returns 0 or -EINVAL (not a number) / -ERANGE (> max).
+ */
+int plan_parse_uint(const char *s, unsigned long max, unsigned long *out);
+
+#endif /* USBRIG_PLAN_H */

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * initramfs.h - build the guest's initramfs (newc cpio, uncompressed).
+ *
+ * The image is two concatenated newc archives (the kernel unpacks them in
+ * order, init/initramfs.c):
+ *
+ *  1. the base, cached as cache_dir/base-<hash>.cpio, <hash> covering every
+ *     input (the /init text, the kernel release, path/size/mtime/inode of
+ *     busybox, usbip, usb.ids, the agent, the gadget server, every shared
+ *     library ldd reports for them and every module file staged): /init,
+ *     busybox + applet links, usbip, usb.ids, usbrig-agent, usbrig-gadget,
+ *     their libraries and the dynamic loader, the requested modules with
+ *     their dependencies (modprobe --show-depends) depmod'ed;
+ *  2. the tail, written fresh each time: /usbrig/plan and
+ *     /usbrig/gadgets/<basename> for every gadget script.
+ *
+ * The base is built under a temporary name and renamed into place, so
+ * parallel builds of the same inputs are safe (the last rename wins, both
+ * files are identical).
+ */
+#ifndef USBRIG_INITRAMFS_H
+#define USBRIG_INITRAMFS_H
+
+#include <stddef.h>
+
+struct initramfs_opts {
+	const char *kver;		/* kernel release, e.g. 6.1.0-57-amd64 */
+	const char *modules_dir;	/* holds lib/modules/KVER; NULL: "/" */
+	const char *const *modules;	/* names, with '-' or '_' */
+	size_t n_modules;
+	const char *const *gadgets;	/* host paths of gadget scripts */
+	size_t n_gadgets;
+	const char *plan_path;		/* NULL: no plan */
+	const char *bin_dir;		/* usbrig-agent, usbrig-gadget */
+	const char *cache_dir;
+	const char *out_path;		/* the image to write */
+	int verbose;
+};
+
+/* Always staged, whatever the plan asks: the results port, vhci, and the
+ * NIC for --gadget-on-host. */
+#define INITRAMFS_BASE_MODULES \
+	"virtio_pci", "virtio_console", "virtio_net", "vhci-hcd"
+
+/*
+ * Build o->out_path.  Returns 0, or -errno with a message in err
+ * ("initramfs: ...").
+ */
+int initramfs_build(const struct initramfs_opts *o, char *err, size_t errlen);
+
+/*
+ * The kernel release of a bzImage, read from its setup header
+ * (kernel_version field, boot protocol >= 2.00).  Returns 0 or -errno.
+ */
+int initramfs_kernel_release(const char *bzimage, char *buf, size_t size);
+
+/* The newest /boot/vmlinuz-* (by version order) into buf.  0 or -ENOENT. */
+int initramfs_default_kernel(char *buf, size_t size);
+
+#endif /* USBRIG_INITRAMFS_H */

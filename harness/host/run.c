@@ -1,0 +1,1064 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * run.c - orchestration: which scenarios go into which boot, and what a
+ * boot that ends early means for them.
+ *
+ * The boot child speaks to the parent in lines:
+ *	A <agent line>			a result line, verbatim
+ *	C "what" "excerpt"		vm_cb.crash
+ *	E <enum vm_end>			vm_run() returned
+ * The parent keeps, per job, the running scenario (`begin` seen, `end`
+ * not yet) and the last ended one, which stays open until the next
+ * `begin` or the end of the boot: a crash report that arrives in between
+ * comes from that scenario's cleanup and fails it.
+ */
+#define _GNU_SOURCE
+#include "run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../common/plan.h"
+#include "vm.h"
+
+#define RUN_LINE_MAX		(256 * 1024)	/* a crash excerpt may be long */
+#define CONSOLE_EXCERPT_MAX	(12 * 1024)
+#define CONSOLE_CONTEXT		4096	/* bytes before a failed scenario */
+#define GRACE_SCENARIO_S	20	/* the agent enforces budgets first */
+#define GRACE_BOOT_S		120	/* vm.c enforces boot_timeout first;
+					 * this also covers the initramfs */
+#define GRACE_IDLE_S		30
+
+struct job {
+	int id;
+	int *idx;		/* report indexes, in run order */
+	int n;
+	pid_t pid;		/* the boot child, 0 when none */
+	int fd;			/* its pipe, -1 when none */
+	int boot;		/* boots so far */
+	char dir[PATH_MAX + 64];	/* this boot's work dir */
+	char *buf;		/* partial input */
+	size_t len;
+	int cur;		/* running scenario (report index) or -1 */
+	int last;		/* last ended, still open, or -1 */
+	int n_begun;		/* scenarios begun in this boot */
+	int vm_end;		/* from the E line, -1 none */
+	char killed[256];	/* why the host killed the boot, or "" */
+	char *pending_crash_what;	/* crash before any begin */
+	char *pending_crash_excerpt;
+	long console_off;	/* console.log size at the running begin */
+	double t_spawn, t_line, t_begin;
+	unsigned int idle_s;
+	bool boot_failed;	/* some scenario of this boot failed */
+	int dead_boots;		/* boots in a row where nothing began */
+};
+
+struct run {
+	struct scenario *const *sc;
+	int n;
+	struct report *r;
+	const struct run_opts *o;
+	struct job *jobs;
+	unsigned int n_jobs;
+	char run_dir[PATH_MAX];
+	struct timespec t0;
+	/* bench */
+	double first_begin;	/* of the first boot, since t0 */
+	double busy;		/* sum over boots of last end - first begin */
+	int n_ended;
+	int n_boots_ended;
+	long *lat;
+	int n_lat, cap_lat;
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static double now_s(const struct run *ru)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - ru->t0.tv_sec) +
+	       (double)(t.tv_nsec - ru->t0.tv_nsec) / 1e9;
+}
+
+/* ---- preflight -------------------------------------------------------- */
+
+static void norm_module(char *s)
+{
+	for (; *s; s++)
+		if (*s == '-')
+			*s = '_';
+}
+
+/* Is module `name` in modules.dep or modules.builtin of the guest kernel?
+ * -1 when the lists cannot be read (then nothing is skipped for it). */
+static int module_known(const struct run_opts *o, const char *name)
+{
+	static const char *const lists[] = { "modules.dep", "modules.builtin" };
+	char want[128], path[PATH_MAX], line[1024];
+	bool readable = false;
+	size_t i;
+
+	snprintf(want, sizeof(want), "%s", name);
+	norm_module(want);
+	for (i = 0; i < 2; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/lib/modules/%s/%s",
+			 o->modules_dir ? o->modules_dir : "", o->kver,
+			 lists[i]);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		readable = true;
+		while (fgets(line, sizeof(line), f)) {
+			char *colon = strchr(line, ':');
+			char *base, *dot;
+
+			if (colon)
+				*colon = '\0';
+			line[strcspn(line, "\n")] = '\0';
+			base = strrchr(line, '/');
+			base = base ? base + 1 : line;
+			dot = strstr(base, ".ko");
+			if (dot)
+				*dot = '\0';
+			norm_module(base);
+			if (!strcmp(base, want)) {
+				fclose(f);
+				return 1;
+			}
+		}
+		fclose(f);
+	}
+	return readable ? 0 : -1;
+}
+
+void run_preflight(struct scenario *const *sc, int n, struct report *r,
+		   const struct run_opts *o)
+{
+	bool patched = o->kver && strstr(o->kver, "usbrig");
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		const struct scenario *s = sc[i];
+		struct rp_result *res = report_result(r, i);
+
+		if (s->skip) {
+			rp_skip(res, "%s", s->skip);
+			continue;
+		}
+		for (j = 0; j < s->n_reqs && !res->skip; j++) {
+			const struct sc_require *q = &s->reqs[j];
+
+			if (q->kind == SC_REQ_PATCHED && !patched)
+				rp_skip(res, "needs the patched kernel "
+					"(kernel-patch/), this is %s",
+					o->kver);
+			if (q->kind == SC_REQ_MODULE &&
+			    module_known(o, q->arg) == 0)
+				rp_skip(res, "module %s is not available for "
+					"%s", q->arg, o->kver);
+		}
+		for (j = 0; j < s->n_steps && !res->skip; j++) {
+			const struct sc_step *st = &s->steps[j];
+
+			if (st->kind == SC_MODPROBE &&
+			    module_known(o, st->path) == 0)
+				rp_skip(res, "%s:%d: module %s is not "
+					"available for %s", s->file, st->line,
+					st->path, o->kver);
+		}
+	}
+}
+
+/* ---- the boot child ----------------------------------------------------- */
+
+static int child_fd = -1;
+
+static void child_write(const char *s, size_t len)
+{
+	while (len) {
+		ssize_t w = write(child_fd, s, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;	/* the parent is gone: nothing to do */
+		s += w;
+		len -= (size_t)w;
+	}
+}
+
+static void child_line_cb(void *ctx, const char *line)
+{
+	(void)ctx;
+	/* one line per record: a stray newline would split it */
+	if (strchr(line, '\n'))
+		return;
+	child_write("A ", 2);
+	child_write(line, strlen(line));
+	child_write("\n", 1);
+}
+
+static void child_quoted(const char *s)
+{
+	size_t need = plan_quote_len(s);
+	char *q = malloc(need);
+
+	if (!q)
+		return;
+	if (plan_quote(q, need, s) >= 0)
+		child_write(q, strlen(q));
+	free(q);
+}
+
+static void child_crash_cb(void *ctx, const char *what, const char *excerpt)
+{
+	(void)ctx;
+	child_write("C ", 2);
+	child_quoted(what ? what : "");
+	child_write(" ", 1);
+	child_quoted(excerpt ? excerpt : "");
+	child_write("\n", 1);
+}
+
+static void __attribute__((noreturn))
+boot_child(const struct vm_opts *vo, int fd)
+{
+	struct vm_cb cb = {
+		.line = child_line_cb,
+		.crash = child_crash_cb,
+	};
+	char end[32];
+	enum vm_end e;
+
+	setpgid(0, 0);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	/* stdout is the KTAP stream: nothing of the boot may reach it */
+	dup2(STDERR_FILENO, STDOUT_FILENO);
+	child_fd = fd;
+	e = vm_run(vo, &cb);
+	snprintf(end, sizeof(end), "E %d\n", (int)e);
+	child_write(end, strlen(end));
+	_exit(0);
+}
+
+/* ---- spawning a boot ------------------------------------------------------ */
+
+static int mkdir_p(const char *path)
+{
+	char tmp[PATH_MAX];
+	char *p;
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static bool in_list(const char *const *v, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(v[i], s))
+			return true;
+	return false;
+}
+
+/* Scenarios of job j not done yet, in order (report indexes). */
+static int remaining(struct run *ru, struct job *j, int *out)
+{
+	int i, k = 0;
+
+	for (i = 0; i < j->n; i++)
+		if (!report_result(ru->r, j->idx[i])->done)
+			out[k++] = j->idx[i];
+	return k;
+}
+
+static void fail_now(struct run *ru, struct job *j, int idx,
+		     const char *why);
+
+static int spawn_boot(struct run *ru, struct job *j)
+{
+	const struct run_opts *o = ru->o;
+	const char **gadgets = NULL, **modules = NULL;
+	size_t n_g = 0, n_m = 0;
+	char plan[PATH_MAX + 96];
+	unsigned int max_t = 0;
+	struct vm_opts vo;
+	int *rem, n_rem, i, k, ret, fds[2];
+	FILE *f;
+	pid_t pid;
+
+	rem = calloc((size_t)j->n + 1, sizeof(*rem));
+	if (!rem)
+		return -ENOMEM;
+	n_rem = remaining(ru, j, rem);
+	if (!n_rem) {
+		free(rem);
+		return 0;
+	}
+	j->boot++;
+	snprintf(j->dir, sizeof(j->dir), "%s/job%d-boot%d", ru->run_dir,
+		 j->id, j->boot);
+	ret = mkdir_p(j->dir);
+	if (ret)
+		goto err_all;
+	snprintf(plan, sizeof(plan), "%s/plan", j->dir);
+	f = fopen(plan, "w");
+	if (!f) {
+		ret = -errno;
+		goto err_all;
+	}
+	gadgets = calloc((size_t)n_rem * SC_GADGETS_MAX + 1, sizeof(*gadgets));
+	modules = calloc((size_t)n_rem * SC_STEPS_MAX + 1, sizeof(*modules));
+	if (!gadgets || !modules) {
+		fclose(f);
+		ret = -ENOMEM;
+		goto err_all;
+	}
+	for (i = 0; i < n_rem; i++) {
+		const struct scenario *s = ru->sc[rem[i]];
+
+		ret = scenario_write_plan(f, s);
+		if (ret) {
+			fclose(f);
+			goto err_all;
+		}
+		if (s->timeout_s > max_t)
+			max_t = s->timeout_s;
+		for (k = 0; k < s->n_gadgets; k++)
+			if (!in_list(gadgets, n_g, s->gadgets[k].path))
+				gadgets[n_g++] = s->gadgets[k].path;
+		for (k = 0; k < s->n_steps; k++)
+			if (s->steps[k].kind == SC_MODPROBE &&
+			    !in_list(modules, n_m, s->steps[k].path))
+				modules[n_m++] = s->steps[k].path;
+	}
+	if (fclose(f)) {
+		ret = -EIO;
+		goto err_all;
+	}
+	vo = (struct vm_opts){
+		.kernel = o->kernel,
+		.modules_dir = o->modules_dir,
+		.plan_path = plan,
+		.gadgets = gadgets,
+		.n_gadgets = n_g,
+		.modules = modules,
+		.n_modules = n_m,
+		.bin_dir = o->bin_dir,
+		.cache_dir = o->cache_dir,
+		.work_dir = j->dir,
+		.boot_timeout_s = o->boot_timeout_s,
+		.idle_timeout_s = max_t + GRACE_IDLE_S,
+		.gadget_on_host = o->gadget_on_host,
+		.verbose = o->verbose,
+	};
+	if (pipe2(fds, O_CLOEXEC)) {
+		ret = -errno;
+		goto err_all;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		close(fds[0]);
+		close(fds[1]);
+		goto err_all;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		boot_child(&vo, fds[1]);
+	}
+	/* both sides, so the kill below never races the child's setpgid */
+	setpgid(pid, pid);
+	close(fds[1]);
+	j->pid = pid;
+	j->fd = fds[0];
+	j->len = 0;
+	j->cur = -1;
+	j->last = -1;
+	j->n_begun = 0;
+	j->vm_end = -1;
+	j->killed[0] = '\0';
+	j->t_spawn = now_s(ru);
+	j->t_line = j->t_spawn;
+	j->idle_s = max_t + GRACE_IDLE_S;
+	j->boot_failed = false;
+	if (o->verbose)
+		fprintf(stderr, "usbrig: job %d boot %d: %d scenario(s), %s\n",
+			j->id, j->boot, n_rem, j->dir);
+	free(gadgets);
+	free(modules);
+	free(rem);
+	return 0;
+err_all:
+	/* nothing can run in this job: say why, for each scenario */
+	for (i = 0; i < n_rem; i++) {
+		char why[PATH_MAX + 128];
+
+		snprintf(why, sizeof(why), "could not prepare the boot in %s: "
+			 "%s", j->dir, strerror(-ret));
+		fail_now(ru, j, rem[i], why);
+	}
+	free(gadgets);
+	free(modules);
+	free(rem);
+	return ret;
+}
+
+/* ---- results ---------------------------------------------------------------- */
+
+static const char *console_path(const struct job *j, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/console.log", j->dir);
+	return buf;
+}
+
+static long console_size(const struct job *j)
+{
+	char path[PATH_MAX + 96];
+	struct stat st;
+
+	if (stat(console_path(j, path, sizeof(path)), &st))
+		return 0;
+	return (long)st.st_size;
+}
+
+/* The console from offset `from` to its end, at most the last
+ * CONSOLE_EXCERPT_MAX bytes of it. */
+static char *console_part(const struct job *j, long from)
+{
+	char path[PATH_MAX + 96];
+	long size = console_size(j);
+	char *buf;
+	FILE *f;
+	size_t n;
+
+	if (from < 0 || from > size)
+		from = 0;
+	if (size - from > CONSOLE_EXCERPT_MAX)
+		from = size - CONSOLE_EXCERPT_MAX;
+	buf = malloc((size_t)(size - from) + 1);
+	if (!buf)
+		return NULL;
+	f = fopen(console_path(j, path, sizeof(path)), "r");
+	if (!f || fseek(f, from, SEEK_SET)) {
+		if (f)
+			fclose(f);
+		if (vm_console_excerpt(j->dir, buf, (size_t)(size - from) + 1) < 0)
+			buf[0] = '\0';
+		return buf;
+	}
+	n = fread(buf, 1, (size_t)(size - from), f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void attach_console(struct job *j, struct rp_result *res, long from)
+{
+	char path[PATH_MAX + 96];
+	char *part = console_part(j, from);
+
+	rp_console(res, console_path(j, path, sizeof(path)),
+		   part ? part : "");
+	free(part);
+}
+
+/*
+ * Does the latency of this expect-bound measure a new_id (or bind) write?
+ * Only when the last step before it that acts (not an expectation or a
+ * read) is a write: after an attach it measures enumeration too.
+ */
+static bool write_latency(const struct scenario *s, int line)
+{
+	int i;
+
+	for (i = 0; i < s->n_steps && s->steps[i].line != line; i++)
+		;
+	while (--i >= 0) {
+		switch (s->steps[i].kind) {
+		case SC_EXPECT_BOUND:
+		case SC_EXPECT_UNBOUND:
+		case SC_EXPECT_PROBE_ERROR:
+		case SC_EXPECT_NODE:
+		case SC_EXPECT_NO_NODE:
+		case SC_EXPECT_KMSG:
+		case SC_READ:
+		case SC_SAY:
+			continue;
+		default:
+			return s->steps[i].kind == SC_WRITE;
+		}
+	}
+	return false;
+}
+
+/* Finish a result and keep the figures bench needs. */
+static void finish(struct run *ru, struct job *j, int idx)
+{
+	struct rp_result *res = report_result(ru->r, idx);
+	int i;
+
+	if (res->done)
+		return;
+	report_done(ru->r, res, now_s(ru));
+	if (res->res == RP_FAIL)
+		j->boot_failed = true;
+	for (i = 0; i < res->n_subs; i++) {
+		const char *kv = res->subs[i].kv;
+		const char *p = kv ? strstr(kv, "latency_us=") : NULL;
+
+		if (!p || res->subs[i].res != RP_PASS ||
+		    !write_latency(res->sc, res->subs[i].line))
+			continue;
+		if (ru->n_lat == ru->cap_lat) {
+			int cap = ru->cap_lat ? ru->cap_lat * 2 : 64;
+			long *n = realloc(ru->lat, sizeof(*n) * (size_t)cap);
+
+			if (!n)
+				continue;
+			ru->lat = n;
+			ru->cap_lat = cap;
+		}
+		ru->lat[ru->n_lat++] = strtol(p + 11, NULL, 10);
+	}
+}
+
+static void fail_now(struct run *ru, struct job *j, int idx,
+		     const char *why)
+{
+	struct rp_result *res = report_result(ru->r, idx);
+
+	if (res->done)
+		return;
+	rp_error(res, "%s", why);
+	finish(ru, j, idx);
+}
+
+static int find_in_job(struct run *ru, struct job *j, const char *name)
+{
+	int i;
+
+	for (i = 0; i < j->n; i++) {
+		const struct rp_result *res = report_result(ru->r, j->idx[i]);
+
+		if (!res->done && !res->begun &&
+		    !strcmp(ru->sc[j->idx[i]]->name, name))
+			return j->idx[i];
+	}
+	return -1;
+}
+
+/* key=value words after the fixed fields, joined by spaces */
+static void join_kv(const struct plan_tok *t, int from, int n, char *buf,
+		    size_t size)
+{
+	size_t w = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = from; i < n && w + 1 < size; i++) {
+		if (t[i].quoted || !strchr(t[i].s, '='))
+			continue;
+		w += (size_t)snprintf(buf + w, size - w, "%s%s", w ? " " : "",
+				      t[i].s);
+		if (w >= size)
+			w = size - 1;
+	}
+}
+
+static void on_agent_line(struct run *ru, struct job *j, char *line)
+{
+	struct plan_tok t[PLAN_TOKENS_MAX];
+	struct rp_result *res;
+	char copy[PLAN_LINE_MAX + 1];
+	double now = now_s(ru);
+	int n;
+
+	if (ru->o->verbose > 1)
+		fprintf(stderr, "usbrig: job %d: %s\n", j->id, line);
+	snprintf(copy, sizeof(copy), "%s", line);
+	n = plan_split(copy, t, PLAN_TOKENS_MAX, 0, NULL);
+	if (n <= 0)
+		goto unknown;
+	res = j->cur >= 0 ? report_result(ru->r, j->cur) : NULL;
+	if (!strcmp(t[0].s, "begin") && n >= 2) {
+		int idx = find_in_job(ru, j, t[1].s);
+
+		if (j->last >= 0)
+			finish(ru, j, j->last);
+		j->last = -1;
+		if (j->cur >= 0) {
+			/* a begin without the previous end */
+			rp_error(res, "the agent began %s before ending this "
+				 "one", t[1].s);
+			attach_console(j, res, j->console_off);
+			finish(ru, j, j->cur);
+			j->cur = -1;
+		}
+		if (idx < 0)
+			goto unknown;
+		j->cur = idx;
+		j->n_begun++;
+		j->console_off = console_size(j);
+		j->t_begin = now;
+		res = report_result(ru->r, idx);
+		rp_begin(ru->r, res, now);
+		if (ru->first_begin == 0)
+			ru->first_begin = now;
+		if (j->pending_crash_what) {
+			rp_crash(res, j->pending_crash_what,
+				 j->pending_crash_excerpt);
+			free(j->pending_crash_what);
+			free(j->pending_crash_excerpt);
+			j->pending_crash_what = NULL;
+			j->pending_crash_excerpt = NULL;
+		}
+		return;
+	}
+	if (!res) {
+		/* diag between scenarios: the last one's cleanup */
+		if (!strcmp(t[0].s, "diag") && n >= 2 && j->last >= 0) {
+			rp_diag(ru->r, report_result(ru->r, j->last), t[1].s);
+			return;
+		}
+		/* before the first scenario: about the boot */
+		if (!strcmp(t[0].s, "diag") && n >= 2) {
+			if (ru->o->verbose)
+				fprintf(stderr, "usbrig: job %d: agent: %s\n",
+					j->id, t[1].s);
+			return;
+		}
+		goto unknown;
+	}
+	if ((!strcmp(t[0].s, "ok") || !strcmp(t[0].s, "fail") ||
+	     !strcmp(t[0].s, "skip")) && n >= 3) {
+		unsigned long ln;
+		char kv[512];
+		enum rp_res what = t[0].s[0] == 'o' ? RP_PASS :
+				   t[0].s[0] == 'f' ? RP_FAIL : RP_SKIP;
+		const char *saw = NULL;
+
+		if (plan_parse_uint(t[1].s, INT_MAX, &ln))
+			goto unknown;
+		if (what != RP_PASS && n >= 4)
+			saw = t[3].s;
+		join_kv(t, what == RP_PASS ? 3 : 4, n, kv, sizeof(kv));
+		rp_step(ru->r, res, (int)ln, what, t[2].s, saw, kv, now);
+		return;
+	}
+	if (!strcmp(t[0].s, "diag") && n >= 2) {
+		rp_diag(ru->r, res, t[1].s);
+		return;
+	}
+	if (!strcmp(t[0].s, "end") && n >= 2 &&
+	    !strcmp(t[1].s, res->sc->name)) {
+		res->ended = true;
+		res->t_end = now;
+		attach_console(j, res, j->console_off);
+		ru->n_ended++;
+		j->last = j->cur;
+		j->cur = -1;
+		return;
+	}
+unknown:
+	if (ru->o->verbose)
+		fprintf(stderr, "usbrig: job %d: unexpected line: %s\n", j->id,
+			line);
+}
+
+static void on_crash(struct run *ru, struct job *j, char *line)
+{
+	struct plan_tok t[3];
+	int idx = j->cur >= 0 ? j->cur : j->last;
+	int n = plan_split(line, t, 3, 0, NULL);
+
+	if (n < 2)
+		return;
+	fprintf(stderr, "usbrig: job %d: kernel crash report: %s\n", j->id,
+		t[0].s);
+	if (idx < 0) {
+		if (!j->pending_crash_what) {
+			j->pending_crash_what = strdup(t[0].s);
+			j->pending_crash_excerpt = strdup(t[1].s);
+		}
+		return;
+	}
+	rp_crash(report_result(ru->r, idx), t[0].s, t[1].s);
+}
+
+static void on_line(struct run *ru, struct job *j, char *line)
+{
+	j->t_line = now_s(ru);
+	if (!strncmp(line, "A ", 2))
+		on_agent_line(ru, j, line + 2);
+	else if (!strncmp(line, "C ", 2))
+		on_crash(ru, j, line + 2);
+	else if (!strncmp(line, "E ", 2))
+		j->vm_end = atoi(line + 2);
+}
+
+static const char *vm_end_text(int e)
+{
+	switch (e) {
+	case VM_END_POWEROFF:
+		return "the guest powered off";
+	case VM_END_TIMEOUT:
+		return "the guest hung: boot or idle timeout, QEMU killed";
+	case VM_END_CRASH:
+		return "the guest crashed";
+	case VM_END_ERROR:
+		return "the guest could not be built or started";
+	}
+	return "the boot process died";
+}
+
+static int rm_cb(const char *path, const struct stat *sb, int flag,
+		 struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+/* The boot child is gone: settle what it left open, then boot again. */
+static void end_boot(struct run *ru, struct job *j, int status)
+{
+	int *rem = calloc((size_t)j->n + 1, sizeof(*rem));
+	char why[1024];
+	int i, n_rem;
+
+	if (j->killed[0])
+		snprintf(why, sizeof(why), "%s", j->killed);
+	else if (j->vm_end < 0)
+		snprintf(why, sizeof(why), "the boot process ended without a "
+			 "verdict (wait status 0x%x)", status);
+	else
+		snprintf(why, sizeof(why), "%s", vm_end_text(j->vm_end));
+	if (j->last >= 0)
+		finish(ru, j, j->last);
+	j->last = -1;
+	if (j->cur >= 0) {
+		struct rp_result *res = report_result(ru->r, j->cur);
+
+		rp_error(res, "%s while this scenario ran", why);
+		/* with what led up to it: a hang may print nothing itself */
+		attach_console(j, res, j->console_off - CONSOLE_CONTEXT);
+		finish(ru, j, j->cur);
+		j->cur = -1;
+	}
+	n_rem = rem ? remaining(ru, j, rem) : 0;
+	j->dead_boots = j->n_begun ? 0 : j->dead_boots + 1;
+	/*
+	 * What is left gets another boot, unless booting again would surely
+	 * do the same: the guest cannot be built or started (all fail), or
+	 * no scenario began (the guest never reached the agent, or the agent
+	 * did not run them): the first one carries the console and fails,
+	 * and after two such boots in a row all do.  Every boot thus settles
+	 * at least one scenario.
+	 */
+	if (n_rem && (j->vm_end == VM_END_ERROR || !j->n_begun)) {
+		bool all = j->vm_end == VM_END_ERROR || j->dead_boots >= 2;
+
+		for (i = 0; i < n_rem && (all || i == 0); i++) {
+			struct rp_result *res = report_result(ru->r, rem[i]);
+
+			rp_error(res, "did not run: %s before it began", why);
+			attach_console(j, res, 0);
+			if (j->pending_crash_what)
+				rp_crash(res, j->pending_crash_what,
+					 j->pending_crash_excerpt);
+			finish(ru, j, rem[i]);
+		}
+	}
+	free(j->pending_crash_what);
+	free(j->pending_crash_excerpt);
+	j->pending_crash_what = NULL;
+	j->pending_crash_excerpt = NULL;
+	if (!j->boot_failed && !ru->o->keep) {
+		char plan[PATH_MAX + 96];
+
+		/* keep the dir of a boot with a failure: reports cite it */
+		snprintf(plan, sizeof(plan), "%s", j->dir);
+		nftw(plan, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+	}
+	free(rem);
+	j->pid = 0;
+	if (j->fd >= 0)
+		close(j->fd);
+	j->fd = -1;
+	if (!interrupted)
+		spawn_boot(ru, j);
+}
+
+static void kill_boot(struct run *ru, struct job *j, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void kill_boot(struct run *ru, struct job *j, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (j->killed[0] || !j->pid)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(j->killed, sizeof(j->killed), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "usbrig: job %d: %s: killing the boot\n", j->id,
+		j->killed);
+	/* the child's own process group: vm_run() and the QEMU it started */
+	kill(-j->pid, SIGKILL);
+	kill(j->pid, SIGKILL);
+	(void)ru;
+}
+
+static void check_deadlines(struct run *ru, struct job *j)
+{
+	double now = now_s(ru);
+
+	if (!j->pid)
+		return;
+	if (j->cur >= 0) {
+		const struct scenario *s = ru->sc[j->cur];
+
+		if (now - j->t_begin > s->timeout_s + GRACE_SCENARIO_S)
+			kill_boot(ru, j, "scenario %s ran over its timeout of "
+				  "%us", s->name, s->timeout_s);
+	} else if (!j->n_begun &&
+		   now - j->t_spawn > ru->o->boot_timeout_s + GRACE_BOOT_S) {
+		kill_boot(ru, j, "no scenario began within %us of the boot",
+			  ru->o->boot_timeout_s + GRACE_BOOT_S);
+	}
+	if (j->n_begun && now - j->t_line > j->idle_s + GRACE_IDLE_S)
+		kill_boot(ru, j, "the guest was silent for %.0fs",
+			  now - j->t_line);
+}
+
+/* Read what the child wrote; split lines.  false at EOF. */
+static bool read_job(struct run *ru, struct job *j)
+{
+	char tmp[65536];
+	ssize_t r = read(j->fd, tmp, sizeof(tmp));
+	size_t i, start = 0;
+	char *nb;
+
+	if (r < 0 && errno == EINTR)
+		return true;
+	if (r <= 0)
+		return false;
+	nb = realloc(j->buf, j->len + (size_t)r + 1);
+	if (!nb)
+		return false;
+	j->buf = nb;
+	memcpy(j->buf + j->len, tmp, (size_t)r);
+	j->len += (size_t)r;
+	for (i = 0; i < j->len; i++) {
+		if (j->buf[i] != '\n')
+			continue;
+		j->buf[i] = '\0';
+		on_line(ru, j, j->buf + start);
+		start = i + 1;
+	}
+	memmove(j->buf, j->buf + start, j->len - start);
+	j->len -= start;
+	if (j->len > RUN_LINE_MAX)	/* a line with no end: drop it */
+		j->len = 0;
+	return true;
+}
+
+/* ---- bench ------------------------------------------------------------------ */
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void bench_report(struct run *ru, double wall)
+{
+	struct report *r = ru->r;
+	double busy = 0;
+	int i, n_timed = 0;
+
+	for (i = 0; i < ru->n; i++) {
+		const struct rp_result *res = report_result(r, i);
+
+		if (res->begun && res->ended) {
+			busy += res->t_end - res->t_begin;
+			n_timed++;
+		}
+	}
+	report_note(r, "bench: wall %.1fs for %d scenario(s), %u job(s)",
+		    wall, ru->n, ru->n_jobs);
+	if (ru->first_begin > 0)
+		report_note(r, "bench: start to first scenario %.1fs "
+			    "(initramfs + boot + agent)", ru->first_begin);
+	if (n_timed)
+		report_note(r, "bench: per scenario %.2fs (mean of begin..end "
+			    "over %d)", busy / n_timed, n_timed);
+	if (n_timed > 1 && ru->n_jobs == 1)
+		report_note(r, "bench: marginal per scenario %.2fs ((wall - "
+			    "start to first) / %d)",
+			    (wall - ru->first_begin) / n_timed, n_timed);
+	if (ru->n_lat) {
+		qsort(ru->lat, (size_t)ru->n_lat, sizeof(*ru->lat), cmp_long);
+		report_note(r, "bench: new_id->bind latency median %.2fms p95 "
+			    "%.2fms max %.2fms (n=%d)",
+			    ru->lat[(ru->n_lat - 1) / 2] / 1000.0,
+			    ru->lat[(ru->n_lat * 95 + 99) / 100 - 1] / 1000.0,
+			    ru->lat[ru->n_lat - 1] / 1000.0, ru->n_lat);
+	} else {
+		report_note(r, "bench: new_id->bind latency: no latency_us "
+			    "results");
+	}
+}
+
+/* ---- the loop -------------------------------------------------------------- */
+
+int run_suite(struct scenario *const *sc, int n, struct report *r,
+	      const struct run_opts *o)
+{
+	struct run ru = { .sc = sc, .n = n, .r = r, .o = o };
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct pollfd *pfd;
+	struct job **pj;
+	unsigned int i;
+	int k, todo = 0, ret = 0;
+	time_t tt = time(NULL);
+	struct tm tm;
+
+	clock_gettime(CLOCK_MONOTONIC, &ru.t0);
+	localtime_r(&tt, &tm);
+	snprintf(ru.run_dir, sizeof(ru.run_dir), "%s/%04d%02d%02d-%02d%02d%02d"
+		 "-%d", o->runs_dir, tm.tm_year + 1900, tm.tm_mon + 1,
+		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)getpid());
+	ru.n_jobs = o->jobs ? o->jobs : 1;
+	for (k = 0; k < n; k++)
+		if (!report_result(r, k)->skip && !sc[k]->skip)
+			todo++;
+		else
+			report_done(r, report_result(r, k), 0);
+	if ((int)ru.n_jobs > todo)
+		ru.n_jobs = todo ? (unsigned int)todo : 1;
+	ru.jobs = calloc(ru.n_jobs, sizeof(*ru.jobs));
+	pfd = calloc(ru.n_jobs, sizeof(*pfd));
+	pj = calloc(ru.n_jobs, sizeof(*pj));
+	if (!ru.jobs || !pfd || !pj) {
+		free(ru.jobs);
+		free(pfd);
+		free(pj);
+		return -ENOMEM;
+	}
+	/* round robin over the sorted list: similar work per job */
+	for (i = 0; i < ru.n_jobs; i++) {
+		ru.jobs[i].id = (int)i + 1;
+		ru.jobs[i].fd = -1;
+		ru.jobs[i].cur = ru.jobs[i].last = -1;
+		ru.jobs[i].idx = calloc((size_t)n + 1, sizeof(int));
+	}
+	for (k = 0, todo = 0; k < n; k++) {
+		struct job *j = &ru.jobs[todo % (int)ru.n_jobs];
+
+		if (report_result(r, k)->done)
+			continue;
+		if (j->idx)
+			j->idx[j->n++] = k;
+		todo++;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (todo && mkdir_p(ru.run_dir))
+		fprintf(stderr, "usbrig: %s: %s\n", ru.run_dir,
+			strerror(errno));
+	for (i = 0; i < ru.n_jobs; i++)
+		spawn_boot(&ru, &ru.jobs[i]);
+	for (;;) {
+		nfds_t np = 0, q;
+
+		for (i = 0; i < ru.n_jobs; i++) {
+			if (ru.jobs[i].fd < 0)
+				continue;
+			pfd[np].fd = ru.jobs[i].fd;
+			pfd[np].events = POLLIN;
+			pj[np++] = &ru.jobs[i];
+		}
+		if (!np)
+			break;
+		if (interrupted) {
+			for (q = 0; q < np; q++)
+				kill_boot(&ru, pj[q], "interrupted");
+		}
+		if (poll(pfd, np, 1000) < 0 && errno != EINTR)
+			break;
+		for (q = 0; q < np; q++) {
+			struct job *j = pj[q];
+			int status = 0;
+
+			if (pfd[q].revents && !read_job(&ru, j)) {
+				waitpid(j->pid, &status, 0);
+				end_boot(&ru, j, status);
+				continue;
+			}
+			check_deadlines(&ru, j);
+		}
+	}
+	if (interrupted) {
+		ret = -EINTR;
+		for (k = 0; k < n; k++)
+			if (!report_result(r, k)->done) {
+				rp_error(report_result(r, k), "interrupted");
+				report_done(r, report_result(r, k), now_s(&ru));
+			}
+	}
+	if (o->bench)
+		bench_report(&ru, now_s(&ru));
+	if (!o->keep)
+		rmdir(ru.run_dir);	/* only when every boot was removed */
+	for (i = 0; i < ru.n_jobs; i++) {
+		free(ru.jobs[i].idx);
+		free(ru.jobs[i].buf);
+	}
+	free(ru.jobs);
+	free(pfd);
+	free(pj);
+	free(ru.lat);
+	return ret;
+}

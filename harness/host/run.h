@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * run.h - run scenarios in guests: batches per boot, jobs in parallel,
+ * re-boots after a hang or crash, host-side deadlines.
+ *
+ * Each job owns a fixed list of scenarios and runs them in order, many per
+ * boot.  Every boot is a child process (its own process group) that calls
+ * vm_run() and forwards what it hears on a pipe; the parent reads all
+ * pipes, fills the report, enforces deadlines (killing the boot's process
+ * group when one passes) and boots again for the scenarios left.  Every
+ * boot finishes at least one scenario, so a run always ends.
+ */
+#ifndef USBRIG_RUN_H
+#define USBRIG_RUN_H
+
+#include <stdbool.h>
+
+#include "report.h"
+#include "scenario.h"
+
+struct run_opts {
+	const char *kernel;		/* bzImage (resolved, not NULL) */
+	const char *kver;		/* its release */
+	const char *modules_dir;	/* holds lib/modules/KVER; NULL "/" */
+	const char *bin_dir;		/* usbrig-agent, usbrig-gadget */
+	const char *cache_dir;		/* initramfs cache */
+	const char *runs_dir;		/* work dirs: RUNS/<run>/jobK-bootB */
+	unsigned int jobs;
+	unsigned int boot_timeout_s;
+	bool gadget_on_host;
+	bool keep;			/* keep every boot's work dir */
+	bool bench;			/* print timing figures at the end */
+	int verbose;
+};
+
+/*
+ * Mark scenarios that cannot run on this kernel as skipped (`skip`,
+ * `requires module`, `requires kernel patched`, a module the kernel does
+ * not have).  Call before run_suite().
+ */
+void run_preflight(struct scenario *const *sc, int n, struct report *r,
+		   const struct run_opts *o);
+
+/* Run every scenario not yet done; fills r (report_done() each). Returns
+ * 0, or -EINTR when interrupted (the rest is failed as interrupted). */
+int run_suite(struct scenario *const *sc, int n, struct report *r,
+	      const struct run_opts *o);
+
+#endif /* USBRIG_RUN_H */

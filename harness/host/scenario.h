@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * scenario.h - scenario files: parser, model and plan writer.
+ *
+ * docs/scenario-format.md is the reference of the language and
+ * docs/harness-design.md ("Step kinds") the plan the agent runs.  The
+ * parser does no I/O of its own beyond reading the file in
+ * scenario_load(): gadget files are checked through a callback, so the
+ * unit tests can stub it.  Every error is one message,
+ * "file:line:col: what is wrong".
+ */
+#ifndef USBRIG_SCENARIO_H
+#define USBRIG_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define SC_ID_MAX		32	/* gadget id, NUL included */
+#define SC_NAME_MAX		64	/* scenario name, NUL included */
+#define SC_GADGETS_MAX		8	/* per scenario */
+#define SC_STEPS_MAX		256	/* per scenario */
+#define SC_FILE_MAX		(256 * 1024)
+#define SC_STRING_MAX		2048	/* one decoded string */
+#define SC_TIMEOUT_DEFAULT_S	60
+#define SC_TIMEOUT_MAX_S	3600
+#define SC_STEP_TIMEOUT_MAX_MS	(600 * 1000)
+#define SC_ERR_MAX		1024	/* a message, NUL included */
+
+enum sc_kind {
+	SC_ATTACH,
+	SC_DETACH,
+	SC_MODPROBE,
+	SC_RMMOD,
+	SC_WRITE,
+	SC_READ,
+	SC_EXPECT_BOUND,
+	SC_EXPECT_UNBOUND,
+	SC_EXPECT_PROBE_ERROR,
+	SC_EXPECT_NODE,
+	SC_EXPECT_NO_NODE,
+	SC_EXPECT_KMSG,
+	SC_RUN,
+	SC_SAY,			/* host only (transcript), never in the plan */
+};
+
+enum sc_attach_mode { SC_VERIFY, SC_NO_VERIFY, SC_NO_WAIT };
+enum sc_match { SC_EQUALS, SC_CONTAINS, SC_NOT_CONTAINS };
+enum sc_window { SC_WITHIN, SC_FOR };
+
+/* One statement that does something.  Which members mean something
+ * depends on kind; unused pointers are NULL, unused ints 0. */
+struct sc_step {
+	enum sc_kind kind;
+	int line;
+	int col;		/* of the main argument, for later checks */
+	int gadget;		/* index in scenario.gadgets, or -1 */
+	int intf;		/* bInterfaceNumber */
+	int mode;		/* sc_attach_mode, sc_match or sc_window */
+	int err;		/* write: 0 (ok) or the errno; probe-error */
+	int status;		/* run: the exit status, -1 any */
+	unsigned int timeout_ms;
+	int timeout_col;	/* 0 when the timeout is the default */
+	char *path;		/* write, read, node: path; modprobe: module;
+				 * run: the command */
+	char *text;		/* write: value; read, kmsg: text; run:
+				 * output (NULL: any); say: the text */
+	char *driver;		/* bound, probe-error */
+	char *src;		/* the statement as written, for reports */
+};
+
+struct sc_gadget {
+	char id[SC_ID_MAX];
+	char *path;		/* host path, resolved */
+	int line;
+};
+
+enum sc_req_kind { SC_REQ_MODULE, SC_REQ_PATCHED };
+
+struct sc_require {
+	enum sc_req_kind kind;
+	char *arg;		/* module name, or NULL */
+	int line;
+	int col;
+};
+
+struct scenario {
+	char *file;
+	char *name;
+	char *summary;		/* the leading comment block, or NULL */
+	unsigned int timeout_s;
+	char *skip;		/* `skip "reason"`, or NULL */
+	struct sc_gadget gadgets[SC_GADGETS_MAX];
+	int n_gadgets;
+	struct sc_step *steps;
+	int n_steps;
+	struct sc_require *reqs;
+	int n_reqs;
+};
+
+struct sc_opts {
+	/* Base of relative gadget paths that do not start with "./" or
+	 * "../" (those are relative to the scenario's directory).  NULL:
+	 * the current directory. */
+	const char *root;
+	/* Budget of scenarios without a `timeout` statement; 0: the
+	 * default, SC_TIMEOUT_DEFAULT_S. */
+	unsigned int default_timeout_s;
+	/* Check one gadget file: 0, or nonzero with msg filled (one line,
+	 * no trailing newline).  NULL: only check that it is readable. */
+	int (*check_gadget)(void *ctx, const char *path, char *msg,
+			    size_t len);
+	void *ctx;
+};
+
+/*
+ * Parse text (len bytes, need not be NUL-terminated) of the scenario
+ * file `file`.  Returns 0 and *out, or -EINVAL with err filled ("file:
+ * line:col: message"), or -ENOMEM.
+ */
+int scenario_parse(const char *file, const char *text, size_t len,
+		   const struct sc_opts *o, struct scenario **out,
+		   char *err, size_t errlen);
+
+/* Read and parse a file; I/O errors are reported in err as "file: ...". */
+int scenario_load(const char *file, const struct sc_opts *o,
+		  struct scenario **out, char *err, size_t errlen);
+
+void scenario_free(struct scenario *s);
+
+/*
+ * Write the scenario's plan (the `scenario` line, `gadget` lines, one
+ * `step` line per step but `say`, and `end`).  Gadget files appear as
+ * /usbrig/gadgets/<basename>.  Returns 0 or -errno.
+ */
+int scenario_write_plan(FILE *f, const struct scenario *s);
+
+/* Format one step line (no newline) into buf; length or -ENOSPC. */
+int scenario_format_step(char *buf, size_t size, const struct scenario *s,
+			 const struct sc_step *st);
+
+/* The step of line `line`, or NULL. */
+const struct sc_step *scenario_step_at(const struct scenario *s, int line);
+
+/* The plan word of a kind ("expect-bound"). */
+const char *sc_kind_name(enum sc_kind kind);
+
+/* Errno names the format accepts: "EINVAL" <-> 22.  0 / NULL if unknown. */
+int sc_errno_value(const char *name);
+const char *sc_errno_name(int err);
+
+#endif /* USBRIG_SCENARIO_H */

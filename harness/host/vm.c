@@ -1,0 +1,806 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vm.c - boot one guest in QEMU and stream the agent's result lines back.
+ *
+ * Channels:
+ *   - results: a virtio-serial port named usbrig.0 whose chardev is a
+ *     client socket connecting to a unix socket vm.c listens on before
+ *     QEMU starts, so nothing the agent writes can be lost;
+ *   - console: ttyS0 into work_dir/console.log (chardev file), which vm.c
+ *     tails for crash reports;
+ *   - QEMU's own stdout/stderr: work_dir/qemu.log.
+ *
+ * Accelerator: KVM only when /dev/kvm opens and a probe boot of the same
+ * kernel prints "Linux version" under KVM within a few seconds (on nested
+ * setups KVM can open fine and then abort on the first MSR write); the
+ * answer is cached in cache_dir/accel-probe keyed by host boot id, QEMU and
+ * kernel.  USBRIG_ACCEL=kvm|tcg overrides the probe.
+ */
+#define _GNU_SOURCE
+#include "vm.h"
+#include "initramfs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define QEMU		"qemu-system-x86_64"
+#define LINE_MAX_VM	65536		/* longest result line passed on */
+#define CRASH_WAIT_MS	1500		/* let a report finish printing */
+#define EXCERPT_MAX	8192
+#define PROBE_TIMEOUT_MS 8000
+#define EXIT_WAIT_MS	10000		/* after the results channel closes */
+
+static const char *const crash_patterns[] = {
+	"BUG:",
+	"WARNING:",
+	"INFO: task ",
+	"general protection fault",
+	"Kernel panic",
+	"kernel BUG",
+	"UBSAN:",
+	"KASAN:",
+	"list_add corruption",
+	"list_del corruption",
+	"Unable to handle kernel",
+	"Oops:",
+	"INFO: rcu_",
+	"watchdog: BUG: soft lockup",
+};
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void strfmt(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* snprintf for texts that may be cut (the length is never wanted) */
+static void strfmt(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+}
+
+static void vlog(const struct vm_opts *o, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void vlog(const struct vm_opts *o, int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->verbose < level)
+		return;
+	va_start(ap, fmt);
+	fprintf(stderr, "usbrig: vm: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+/* QEMU option values escape ',' as ",,". */
+static int qemu_path(char *dst, size_t size, const char *prefix,
+		     const char *path)
+{
+	size_t w = 0;
+
+	for (const char *p = prefix; *p; p++) {
+		if (w + 1 >= size)
+			return -ENAMETOOLONG;
+		dst[w++] = *p;
+	}
+	for (const char *p = path; *p; p++) {
+		if (w + 2 >= size)
+			return -ENAMETOOLONG;
+		if (*p == ',')
+			dst[w++] = ',';
+		dst[w++] = *p;
+	}
+	dst[w] = '\0';
+	return 0;
+}
+
+static int mkdir_p(const char *path)
+{
+	char tmp[PATH_MAX];
+
+	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* ---- children ---- */
+
+/* Start argv with stdin /dev/null and stdout+stderr to log (or a pipe
+ * when out_fd is not NULL).  The child dies with us (PDEATHSIG). */
+static pid_t spawn(char *const argv[], const char *log, int *out_fd)
+{
+	int pfd[2] = { -1, -1 };
+	pid_t pid;
+
+	if (out_fd && pipe2(pfd, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		if (out_fd) {
+			close(pfd[0]);
+			close(pfd[1]);
+		}
+		return -1;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		int fd = out_fd ? pfd[1] :
+			open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (null >= 0)
+			dup2(null, 0);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (out_fd) {
+		close(pfd[1]);
+		*out_fd = pfd[0];
+	}
+	return pid;
+}
+
+static void kill_reap(pid_t pid, int *status)
+{
+	int st = 0;
+
+	if (pid <= 0)
+		return;
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (status)
+		*status = st;
+}
+
+/* ---- accelerator ---- */
+
+static bool kvm_probe_boot(const char *kernel)
+{
+	char *argv[] = {
+		QEMU, "-accel", "kvm", "-cpu", "host", "-nodefaults",
+		"-no-reboot", "-display", "none", "-m", "128", "-kernel",
+		(char *)kernel, "-append",
+		"console=ttyS0 earlyprintk=serial,ttyS0 panic=-1 rdinit=/none",
+		"-serial", "stdio", NULL,
+	};
+	uint64_t deadline = mono_ms() + PROBE_TIMEOUT_MS;
+	char buf[8192];
+	size_t len = 0;
+	bool ok = false;
+	int fd;
+	pid_t pid;
+
+	pid = spawn(argv, NULL, &fd);
+	if (pid < 0)
+		return false;
+	while (!ok && mono_ms() < deadline) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		if (len == sizeof(buf) - 1)
+			len = 0;	/* the text we want is early anyway */
+		n = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		buf[len] = '\0';
+		ok = strstr(buf, "Linux version") != NULL;
+	}
+	close(fd);
+	kill_reap(pid, NULL);
+	return ok;
+}
+
+static const char *pick_accel(const struct vm_opts *o, const char *kernel)
+{
+	const char *env = getenv("USBRIG_ACCEL");
+	char key[512], boot_id[64] = "", path[PATH_MAX], line[600];
+	struct stat qs = { 0 }, ks = { 0 };
+	const char *accel;
+	FILE *f;
+	int fd;
+
+	if (env && (!strcmp(env, "kvm") || !strcmp(env, "tcg")))
+		return env;
+	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return "tcg";
+	close(fd);
+
+	f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	if (f) {
+		if (!fgets(boot_id, sizeof(boot_id), f))
+			boot_id[0] = '\0';
+		boot_id[strcspn(boot_id, "\n")] = '\0';
+		fclose(f);
+	}
+	stat("/usr/bin/" QEMU, &qs);
+	stat(kernel, &ks);
+	strfmt(key, sizeof(key), "%s %lld %lld %s %lld", boot_id,
+		 (long long)qs.st_mtime, (long long)qs.st_size, kernel,
+		 (long long)ks.st_mtime);
+	strfmt(path, sizeof(path), "%s/accel-probe", o->cache_dir);
+	f = fopen(path, "r");
+	if (f) {
+		bool hit = fgets(line, sizeof(line), f) != NULL;
+
+		fclose(f);
+		line[strcspn(line, "\n")] = '\0';
+		if (hit && !strncmp(line + 4, key, sizeof(line) - 4) &&
+		    (!strncmp(line, "kvm ", 4) || !strncmp(line, "tcg ", 4)))
+			return !strncmp(line, "kvm", 3) ? "kvm" : "tcg";
+	}
+	accel = kvm_probe_boot(kernel) ? "kvm" : "tcg";
+	vlog(o, 1, "KVM probe: %s", accel);
+	mkdir_p(o->cache_dir);
+	f = fopen(path, "w");
+	if (f) {
+		fprintf(f, "%s %s\n", accel, key);
+		fclose(f);
+	}
+	return accel;
+}
+
+/* ---- console watching ---- */
+
+struct console {
+	int fd;
+	char line[4096];
+	size_t len;
+	off_t off;		/* file offset of line[0] */
+	off_t pending_at;	/* offset of an unreported crash line, -1 */
+	char pending_what[256];
+	uint64_t pending_until;
+	off_t reported_to;	/* crash excerpts cover up to here */
+	bool panic;
+};
+
+static const char *crash_match(const char *line)
+{
+	for (size_t i = 0; i < sizeof(crash_patterns) / sizeof(crash_patterns[0]);
+	     i++)
+		if (strstr(line, crash_patterns[i]))
+			return crash_patterns[i];
+	return NULL;
+}
+
+/* The console text from `from` (backed up ~4 lines) up to now. */
+static void console_excerpt(const char *log, off_t from, char *buf,
+			    size_t max)
+{
+	int fd = open(log, O_RDONLY | O_CLOEXEC);
+	off_t start = from > 512 ? from - 512 : 0;
+	ssize_t n;
+	char *p;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return;
+	n = pread(fd, buf, max - 1, start);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	/* start on a line boundary */
+	if (start) {
+		p = strchr(buf, '\n');
+		if (p && p - buf < from - start)
+			memmove(buf, p + 1, strlen(p + 1) + 1);
+	}
+}
+
+static void console_flush_crash(struct console *c, const char *log,
+				const struct vm_cb *cb)
+{
+	char *ex;
+
+	if (c->pending_at < 0)
+		return;
+	ex = malloc(EXCERPT_MAX);
+	if (ex) {
+		console_excerpt(log, c->pending_at, ex, EXCERPT_MAX);
+		if (cb->crash)
+			cb->crash(cb->ctx, c->pending_what, ex);
+		free(ex);
+	}
+	c->reported_to = c->off + (off_t)c->len;
+	c->pending_at = -1;
+}
+
+/* One complete console line at file offset `at`. */
+static void console_line(struct console *c, const char *line, off_t at)
+{
+	const char *pat = crash_match(line);
+
+	if (strstr(line, "Kernel panic"))
+		c->panic = true;
+	if (!pat || c->pending_at >= 0 || at < c->reported_to)
+		return;
+	c->pending_at = at;
+	strfmt(c->pending_what, sizeof(c->pending_what), "%s", line);
+	c->pending_what[strcspn(c->pending_what, "\r")] = '\0';
+	c->pending_until = mono_ms() + CRASH_WAIT_MS;
+}
+
+static void console_poll(struct console *c, const char *log,
+			 const struct vm_cb *cb)
+{
+	char buf[16384];
+	ssize_t n;
+
+	if (c->fd < 0) {
+		c->fd = open(log, O_RDONLY | O_CLOEXEC);
+		if (c->fd < 0)
+			return;
+	}
+	while ((n = read(c->fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] != '\n' && c->len < sizeof(c->line) - 1) {
+				c->line[c->len++] = buf[i];
+				continue;
+			}
+			if (buf[i] != '\n')
+				continue;	/* overlong: keep the head */
+			c->line[c->len] = '\0';
+			console_line(c, c->line, c->off);
+			c->off += (off_t)c->len + 1;
+			c->len = 0;
+		}
+	}
+	if (c->pending_at >= 0 && mono_ms() >= c->pending_until)
+		console_flush_crash(c, log, cb);
+}
+
+/* ---- results channel ---- */
+
+struct results {
+	char *buf;
+	size_t len;
+	bool eof;
+	unsigned long lines;
+};
+
+static void results_read(struct results *r, int fd, const struct vm_cb *cb)
+{
+	for (;;) {
+		ssize_t n;
+		char *nl;
+
+		if (r->len == LINE_MAX_VM - 1) {
+			/* an overlong line: pass on its head */
+			r->buf[r->len] = '\0';
+			if (cb->line)
+				cb->line(cb->ctx, r->buf);
+			r->len = 0;
+			r->lines++;
+		}
+		n = read(fd, r->buf + r->len, LINE_MAX_VM - 1 - r->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0)
+			r->eof = true;
+		if (n <= 0)
+			return;
+		r->len += (size_t)n;
+		while ((nl = memchr(r->buf, '\n', r->len))) {
+			*nl = '\0';
+			if (nl > r->buf && nl[-1] == '\r')
+				nl[-1] = '\0';
+			if (cb->line)
+				cb->line(cb->ctx, r->buf);
+			r->lines++;
+			r->len -= (size_t)(nl + 1 - r->buf);
+			memmove(r->buf, nl + 1, r->len);
+		}
+	}
+}
+
+/* ---- the run ---- */
+
+static int listen_unix(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	unlink(path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 1)) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+static int read_port_file(const char *path, uint64_t deadline_ms)
+{
+	char buf[32];
+
+	while (mono_ms() < deadline_ms) {
+		FILE *f = fopen(path, "r");
+
+		if (f) {
+			int port = fgets(buf, sizeof(buf), f) ? atoi(buf) : 0;
+
+			fclose(f);
+			if (port > 0)
+				return port;
+		}
+		usleep(20000);
+	}
+	return -ETIMEDOUT;
+}
+
+enum vm_end vm_run(const struct vm_opts *o, const struct vm_cb *cb)
+{
+	char kernel_buf[PATH_MAX], kver[128], err[1024];
+	char initrd[PATH_MAX], sock[PATH_MAX], console_log[PATH_MAX];
+	char qemu_log[PATH_MAX], con_opt[PATH_MAX + 64];
+	char res_opt[PATH_MAX + 64], append[512], nic[256], smp[16];
+	char kernel_abs[PATH_MAX], port_file[PATH_MAX], gadget_bin[PATH_MAX];
+	char sockdir[64] = "";
+	const char *kernel = o->kernel, *accel;
+	struct console con = { .fd = -1, .pending_at = -1 };
+	struct results res = { 0 };
+	struct initramfs_opts io;
+	enum vm_end end = VM_END_ERROR;
+	pid_t qemu = -1, gadget = -1;
+	int lfd = -1, rfd = -1, ret, status = 0;
+	uint64_t t_start, last_line_ms, eof_at = 0;
+	bool exited = false;
+	char *argv[64];
+	int a = 0;
+
+	if (!kernel) {
+		if (initramfs_default_kernel(kernel_buf, sizeof(kernel_buf))) {
+			fprintf(stderr, "usbrig: no /boot/vmlinuz-* (apt-get install linux-image-amd64)\n");
+			return VM_END_ERROR;
+		}
+		kernel = kernel_buf;
+	}
+	if (!realpath(kernel, kernel_abs)) {
+		fprintf(stderr, "usbrig: %s: %s\n", kernel, strerror(errno));
+		return VM_END_ERROR;
+	}
+	ret = initramfs_kernel_release(kernel_abs, kver, sizeof(kver));
+	if (ret) {
+		fprintf(stderr, "usbrig: %s: cannot read the kernel release: %s\n",
+			kernel_abs, strerror(-ret));
+		return VM_END_ERROR;
+	}
+	ret = mkdir_p(o->work_dir);
+	if (ret) {
+		fprintf(stderr, "usbrig: %s: %s\n", o->work_dir, strerror(-ret));
+		return VM_END_ERROR;
+	}
+	strfmt(initrd, sizeof(initrd), "%s/initramfs.cpio", o->work_dir);
+	strfmt(console_log, sizeof(console_log), "%s/console.log", o->work_dir);
+	strfmt(qemu_log, sizeof(qemu_log), "%s/qemu.log", o->work_dir);
+
+	io = (struct initramfs_opts){
+		.kver = kver, .modules_dir = o->modules_dir,
+		.modules = o->modules, .n_modules = o->n_modules,
+		.gadgets = o->gadgets, .n_gadgets = o->n_gadgets,
+		.plan_path = o->plan_path, .bin_dir = o->bin_dir,
+		.cache_dir = o->cache_dir, .out_path = initrd,
+		.verbose = o->verbose,
+	};
+	t_start = mono_ms();
+	ret = initramfs_build(&io, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "usbrig: %s\n", err);
+		return VM_END_ERROR;
+	}
+	vlog(o, 1, "initramfs %s ready in %llu ms", initrd,
+	     (unsigned long long)(mono_ms() - t_start));
+
+	accel = pick_accel(o, kernel_abs);
+
+	/* sun_path is 108 bytes: a deep work_dir gets a socket in /tmp */
+	strfmt(sock, sizeof(sock), "%s/results.sock", o->work_dir);
+	if (strlen(sock) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		strfmt(sockdir, sizeof(sockdir), "/tmp/usbrig-XXXXXX");
+		if (!mkdtemp(sockdir)) {
+			fprintf(stderr, "usbrig: mkdtemp: %s\n", strerror(errno));
+			return VM_END_ERROR;
+		}
+		strfmt(sock, sizeof(sock), "%s/results.sock", sockdir);
+	}
+	lfd = listen_unix(sock);
+	if (lfd < 0) {
+		fprintf(stderr, "usbrig: %s: %s\n", sock, strerror(-lfd));
+		goto out;
+	}
+
+	strfmt(append, sizeof(append),
+		 "console=ttyS0 panic=-1 loglevel=5 %s",
+		 o->gadget_on_host ? "usbrig.net=1 usbrig.remote=10.0.2.100" : "");
+	strcpy(nic, "none");
+	if (o->gadget_on_host) {
+		char *gargv[4 + 64];
+		int g = 0, port;
+
+		strfmt(gadget_bin, sizeof(gadget_bin), "%s/usbrig-gadget",
+			 o->bin_dir);
+		strfmt(port_file, sizeof(port_file), "%s/gadget.port",
+			 o->work_dir);
+		unlink(port_file);
+		gargv[g++] = gadget_bin;
+		gargv[g++] = "-p";
+		gargv[g++] = "0";
+		gargv[g++] = "--port-file";
+		gargv[g++] = port_file;
+		for (size_t i = 0; i < o->n_gadgets && g < 4 + 60; i++)
+			gargv[g++] = (char *)o->gadgets[i];
+		gargv[g] = NULL;
+		{
+			char glog[PATH_MAX];
+
+			strfmt(glog, sizeof(glog), "%s/gadget.log", o->work_dir);
+			gadget = spawn(gargv, glog, NULL);
+		}
+		port = gadget > 0 ? read_port_file(port_file, mono_ms() + 10000) :
+			-ECHILD;
+		if (port < 0) {
+			fprintf(stderr, "usbrig: the host gadget server did not start (see %s/gadget.log)\n",
+				o->work_dir);
+			goto out;
+		}
+		/* guestfwd: the guest's 10.0.2.100:3240 reaches only the
+		 * host's loopback server; restrict=on cuts everything else */
+		strfmt(nic, sizeof(nic),
+			 "user,model=virtio-net-pci,restrict=on,guestfwd=tcp:10.0.2.100:3240-cmd:socat - TCP:127.0.0.1:%d",
+			 port);
+	}
+	qemu_path(con_opt, sizeof(con_opt), "file,id=con,path=", console_log);
+	qemu_path(res_opt, sizeof(res_opt), "socket,id=res,path=", sock);
+	strfmt(smp, sizeof(smp), "%s", getenv("USBRIG_SMP") ?
+		 getenv("USBRIG_SMP") : "1");
+
+	argv[a++] = QEMU;
+	argv[a++] = "-nodefaults";
+	argv[a++] = "-no-reboot";
+	argv[a++] = "-display";
+	argv[a++] = "none";
+	argv[a++] = "-monitor";
+	argv[a++] = "none";
+	argv[a++] = "-accel";
+	argv[a++] = (char *)accel;
+	if (!strcmp(accel, "kvm")) {
+		argv[a++] = "-cpu";
+		argv[a++] = "host";
+	}
+	argv[a++] = "-m";
+	argv[a++] = "1024";
+	argv[a++] = "-smp";
+	argv[a++] = smp;
+	argv[a++] = "-kernel";
+	argv[a++] = kernel_abs;
+	argv[a++] = "-initrd";
+	argv[a++] = initrd;
+	argv[a++] = "-append";
+	argv[a++] = append;
+	argv[a++] = "-chardev";
+	argv[a++] = con_opt;
+	argv[a++] = "-serial";
+	argv[a++] = "chardev:con";
+	argv[a++] = "-device";
+	argv[a++] = "virtio-serial-pci,id=vs";
+	argv[a++] = "-chardev";
+	argv[a++] = res_opt;
+	argv[a++] = "-device";
+	argv[a++] = "virtserialport,bus=vs.0,chardev=res,name=usbrig.0";
+	argv[a++] = "-nic";
+	argv[a++] = nic;
+	argv[a] = NULL;
+	if (o->verbose >= 2) {
+		fprintf(stderr, "usbrig: vm:");
+		for (int i = 0; i < a; i++)
+			fprintf(stderr, " %s", argv[i]);
+		fputc('\n', stderr);
+	}
+
+	unlink(console_log);
+	t_start = mono_ms();
+	qemu = spawn(argv, qemu_log, NULL);
+	if (qemu < 0) {
+		fprintf(stderr, "usbrig: cannot start " QEMU ": %s\n",
+			strerror(errno));
+		goto out;
+	}
+	vlog(o, 1, "QEMU pid %d, accel %s, kernel %s (%s)", (int)qemu, accel,
+	     kernel_abs, kver);
+
+	res.buf = malloc(LINE_MAX_VM);
+	if (!res.buf)
+		goto out;
+	last_line_ms = t_start;
+	for (;;) {
+		struct pollfd p = { .fd = rfd >= 0 ? rfd : lfd,
+				    .events = POLLIN };
+		uint64_t t = mono_ms(), limit;
+		unsigned long before = res.lines;
+
+		if (!exited && waitpid(qemu, &status, WNOHANG) == qemu)
+			exited = true;
+		console_poll(&con, console_log, cb);
+		if (exited) {
+			/* whatever the agent wrote last is still queued */
+			if (rfd >= 0 && !res.eof)
+				results_read(&res, rfd, cb);
+			break;
+		}
+		if (res.eof) {
+			/* the agent is done; the guest powers off next */
+			if (!eof_at)
+				eof_at = t;
+			if (t > eof_at + EXIT_WAIT_MS) {
+				vlog(o, 0, "guest did not power off after the agent finished: killing QEMU");
+				kill_reap(qemu, &status);
+				exited = true;
+				end = VM_END_TIMEOUT;
+				break;
+			}
+			usleep(20000);
+			continue;
+		}
+		/* the boot timeout runs until the first line, then the idle
+		 * timeout between lines */
+		limit = res.lines ? last_line_ms + o->idle_timeout_s * 1000ull :
+			t_start + o->boot_timeout_s * 1000ull;
+		if (t >= limit) {
+			vlog(o, 0, "%s timeout after %llu ms: killing QEMU",
+			     res.lines ? "idle" : "boot",
+			     (unsigned long long)(t - t_start));
+			kill_reap(qemu, &status);
+			qemu = -1;
+			console_poll(&con, console_log, cb);
+			console_flush_crash(&con, console_log, cb);
+			end = VM_END_TIMEOUT;
+			goto out;
+		}
+		if (poll(&p, 1, limit - t < 100 ? (int)(limit - t) : 100) > 0) {
+			if (rfd < 0) {
+				rfd = accept4(lfd, NULL, NULL,
+					      SOCK_CLOEXEC | SOCK_NONBLOCK);
+			} else {
+				results_read(&res, rfd, cb);
+			}
+		}
+		if (res.lines != before) {
+			last_line_ms = mono_ms();
+			if (!before)
+				vlog(o, 1, "first result line after %llu ms",
+				     (unsigned long long)(last_line_ms -
+							  t_start));
+		}
+	}
+	qemu = -1;	/* reaped */
+	console_poll(&con, console_log, cb);
+	console_flush_crash(&con, console_log, cb);
+	vlog(o, 1, "QEMU exited (%s %d) after %llu ms, %lu result lines",
+	     WIFEXITED(status) ? "status" : "signal",
+	     WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+	     (unsigned long long)(mono_ms() - t_start), res.lines);
+	if (end == VM_END_TIMEOUT)
+		goto out;
+	if (con.panic)
+		end = VM_END_CRASH;
+	else if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		end = VM_END_POWEROFF;
+	else {
+		char tail[1024] = "";
+		int fd = open(qemu_log, O_RDONLY);
+
+		if (fd >= 0) {
+			ssize_t n = read(fd, tail, sizeof(tail) - 1);
+
+			tail[n > 0 ? n : 0] = '\0';
+			close(fd);
+		}
+		fprintf(stderr, "usbrig: " QEMU " failed: %s\n", tail);
+		end = VM_END_ERROR;
+	}
+out:
+	if (qemu > 0)
+		kill_reap(qemu, NULL);
+	if (gadget > 0) {
+		kill(gadget, SIGTERM);
+		usleep(100000);
+		kill_reap(gadget, NULL);
+	}
+	if (rfd >= 0)
+		close(rfd);
+	if (lfd >= 0)
+		close(lfd);
+	if (con.fd >= 0)
+		close(con.fd);
+	unlink(sock);
+	if (sockdir[0])
+		rmdir(sockdir);
+	free(res.buf);
+	return end;
+}
+
+int vm_console_excerpt(const char *work_dir, char *buf, size_t max)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	off_t start;
+	ssize_t n;
+	char *nl;
+	int fd;
+
+	if (!max)
+		return -EINVAL;
+	buf[0] = '\0';
+	strfmt(path, sizeof(path), "%s/console.log", work_dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		close(fd);
+		return -errno;
+	}
+	start = st.st_size > (off_t)(max - 1) ? st.st_size - (off_t)(max - 1) : 0;
+	n = pread(fd, buf, max - 1, start);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	if (start && (nl = strchr(buf, '\n'))) {
+		memmove(buf, nl + 1, strlen(nl + 1) + 1);
+		n = (ssize_t)strlen(buf);
+	}
+	return (int)n;
+}

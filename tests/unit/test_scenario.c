@@ -1,0 +1,663 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_scenario.c - the scenario parser, the plan writer and the
+ * reporters of build/usbrig (harness/host/).
+ *
+ * tests/unit/test_*.c link only build/libusbrig-gadget.a, so this test
+ * compiles the harness sources it covers into itself by #include-ing the
+ * .c files (scenario.c, report.c and the shared plan.c).  They come before
+ * cmocka.h, whose fail()/skip() macros must not meet their code.
+ */
+#define _GNU_SOURCE
+#include "../../harness/common/plan.c"
+#include "../../harness/host/scenario.c"
+#include "../../harness/host/report.c"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+/* ---- helpers ------------------------------------------------------------ */
+
+/* Gadget files are "checked" by name: "bad.gadget" fails with a message
+ * shaped like usbrig-gadget's, every other name passes. */
+static int n_checks;
+
+static int fake_check(void *ctx, const char *path, char *msg, size_t len)
+{
+	(void)ctx;
+	n_checks++;
+	if (strstr(path, "bad.gadget")) {
+		snprintf(msg, len, "%s:3:7: unknown keyword 'edpoint'", path);
+		return -1;
+	}
+	return 0;
+}
+
+static const struct sc_opts opts = {
+	.root = "/repo",
+	.check_gadget = fake_check,
+};
+
+static struct scenario *parse_ok(const char *file, const char *text)
+{
+	char err[SC_ERR_MAX];
+	struct scenario *s = NULL;
+	int ret = scenario_parse(file, text, strlen(text), &opts, &s, err,
+				 sizeof(err));
+
+	if (ret)
+		print_error("unexpected error: %s\n", err);
+	assert_int_equal(ret, 0);
+	assert_non_null(s);
+	return s;
+}
+
+/* Parse text that must fail with exactly the message `want`. */
+static void parse_err(const char *text, const char *want)
+{
+	char err[SC_ERR_MAX];
+	struct scenario *s = (struct scenario *)1;
+	int ret = scenario_parse("t.scenario", text, strlen(text), &opts, &s,
+				 err, sizeof(err));
+
+	assert_int_equal(ret, -EINVAL);
+	assert_null(s);
+	assert_string_equal(err, want);
+}
+
+static char *plan_of(const struct scenario *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(scenario_write_plan(f, s), 0);
+	fclose(f);
+	return buf;
+}
+
+/* ---- a full scenario: model and plan --------------------------------- */
+
+static const char full_text[] =
+	"# Teach usb-storage a vendor/product pair,\n"
+	"# then check the bind.\n"
+	"\n"
+	"name newid-two-fields   # a comment after a statement\n"
+	"timeout 90\n"
+	"gadget g gadgets/examples/vendor-bulk.gadget\n"
+	"gadget h ./local/two.gadget\n"
+	"modprobe usb-storage\n"
+	"say \"A device no driver knows.\"\n"
+	"attach g\n"
+	"expect unbound g 0 for 2s\n"
+	"write /sys/bus/usb/drivers/usb-storage/new_id \"1209 0001\" expect ok\n"
+	"expect bound g 0 usb-storage within 10s\n"
+	"write /sys/bus/usb/drivers/usb-storage/new_id \"1209\" expect EINVAL\n"
+	"read /sys/bus/usb/drivers/usb-storage/new_id contains \"1209 0001\"\n"
+	"write /sys/bus/usb/drivers/usb-storage/unbind \"${g.intf0}\" expect ok\n"
+	"expect probe-error g 0 cdc_acm EINVAL within 500ms\n"
+	"attach h no-wait within 5s\n"
+	"expect node \"/dev/ttyUSB0\"\n"
+	"expect no-node /dev/ttyUSB1 within 3s\n"
+	"expect kmsg \"config 1 has\\tan \\\"invalid\\\" \\x7e\"\n"
+	"run \"echo hi > /dev/ttyUSB0; cat /dev/ttyUSB0\" output-contains \"hi\" "
+	"within 20s\n"
+	"run \"false\" status 1\n"
+	"run \"true\" status any\n"
+	"detach g\n"
+	"rmmod usb-storage\n";
+
+static const char full_plan[] =
+	"scenario newid-two-fields \"tests/x/full.scenario\" 90000\n"
+	"gadget g \"/usbrig/gadgets/vendor-bulk.gadget\"\n"
+	"gadget h \"/usbrig/gadgets/two.gadget\"\n"
+	"step 8 modprobe \"usb-storage\"\n"
+	"step 10 attach g verify 30000\n"
+	"step 11 expect-unbound g 0 for 2000\n"
+	"step 12 write \"/sys/bus/usb/drivers/usb-storage/new_id\" \"1209 0001\" ok\n"
+	"step 13 expect-bound g 0 \"usb-storage\" within 10000\n"
+	"step 14 write \"/sys/bus/usb/drivers/usb-storage/new_id\" \"1209\" EINVAL\n"
+	"step 15 read \"/sys/bus/usb/drivers/usb-storage/new_id\" contains \"1209 0001\"\n"
+	"step 16 write \"/sys/bus/usb/drivers/usb-storage/unbind\" \"${g.intf0}\" ok\n"
+	"step 17 expect-probe-error g 0 \"cdc_acm\" EINVAL 500\n"
+	"step 18 attach h no-wait 5000\n"
+	"step 19 expect-node \"/dev/ttyUSB0\" 10000\n"
+	"step 20 expect-no-node \"/dev/ttyUSB1\" 3000\n"
+	"step 21 expect-kmsg \"config 1 has\\tan \\\"invalid\\\" ~\" 10000\n"
+	"step 22 run \"echo hi > /dev/ttyUSB0; cat /dev/ttyUSB0\" 0 \"hi\" 20000\n"
+	"step 23 run \"false\" 1 - 10000\n"
+	"step 24 run \"true\" - - 10000\n"
+	"step 25 detach g 10000\n"
+	"step 26 rmmod \"usb-storage\"\n"
+	"end\n";
+
+static void test_full_model(void **state)
+{
+	struct scenario *s;
+
+	(void)state;
+	n_checks = 0;
+	s = parse_ok("tests/x/full.scenario", full_text);
+	assert_string_equal(s->name, "newid-two-fields");
+	assert_string_equal(s->summary,
+			    "Teach usb-storage a vendor/product pair, then "
+			    "check the bind.");
+	assert_int_equal(s->timeout_s, 90);
+	assert_int_equal(s->n_gadgets, 2);
+	assert_int_equal(n_checks, 2);
+	/* repo-relative, and relative to the scenario's folder */
+	assert_string_equal(s->gadgets[0].path,
+			    "/repo/gadgets/examples/vendor-bulk.gadget");
+	assert_string_equal(s->gadgets[1].path, "tests/x/./local/two.gadget");
+	assert_int_equal(s->n_steps, 19);
+	assert_int_equal(s->steps[1].kind, SC_SAY);
+	assert_string_equal(s->steps[1].text, "A device no driver knows.");
+	assert_int_equal(s->steps[4].kind, SC_WRITE);
+	assert_string_equal(s->steps[4].src,
+			    "write /sys/bus/usb/drivers/usb-storage/new_id "
+			    "\"1209 0001\" expect ok");
+	assert_int_equal(s->steps[6].err, EINVAL);
+	assert_int_equal(s->steps[9].kind, SC_EXPECT_PROBE_ERROR);
+	assert_int_equal(s->steps[9].timeout_ms, 500);
+	assert_string_equal(s->steps[13].text,
+			    "config 1 has\tan \"invalid\" ~");
+	assert_int_equal(s->steps[15].status, 1);
+	assert_null(s->steps[16].text);
+	assert_int_equal(s->steps[16].status, -1);
+	assert_ptr_equal(scenario_step_at(s, 13), &s->steps[5]);
+	assert_null(scenario_step_at(s, 9));	/* say: not a step */
+	scenario_free(s);
+}
+
+static void test_full_plan(void **state)
+{
+	struct scenario *s;
+	char *plan;
+
+	(void)state;
+	s = parse_ok("tests/x/full.scenario", full_text);
+	plan = plan_of(s);
+	assert_string_equal(plan, full_plan);
+	free(plan);
+	scenario_free(s);
+}
+
+/* Every plan line splits back into the words the agent expects. */
+static void test_plan_round_trip(void **state)
+{
+	struct plan_tok t[PLAN_TOKENS_MAX];
+	struct scenario *s;
+	char *plan, *line, *save = NULL;
+	int n_lines = 0;
+
+	(void)state;
+	s = parse_ok("tests/x/full.scenario", full_text);
+	plan = plan_of(s);
+	for (line = strtok_r(plan, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		int n = plan_split(line, t, PLAN_TOKENS_MAX, 0, NULL);
+
+		assert_true(n > 0);
+		if (!strcmp(t[0].s, "step") && !strcmp(t[2].s, "expect-kmsg"))
+			assert_string_equal(t[3].s,
+					    "config 1 has\tan \"invalid\" ~");
+		if (!strcmp(t[0].s, "step") && !strcmp(t[2].s, "run") &&
+		    !strcmp(t[1].s, "22")) {
+			assert_int_equal(n, 7);
+			assert_string_equal(t[3].s, "echo hi > /dev/ttyUSB0; "
+					    "cat /dev/ttyUSB0");
+			assert_false(t[4].quoted);
+		}
+		n_lines++;
+	}
+	assert_int_equal(n_lines, 22);
+	free(plan);
+	scenario_free(s);
+}
+
+/* ---- defaults ------------------------------------------------------------ */
+
+static void test_defaults(void **state)
+{
+	struct scenario *s;
+
+	(void)state;
+	s = parse_ok("dir/detach-while-bound.scenario",
+		     "gadget g a.gadget\nattach g\nexpect bound g 1 option\n");
+	assert_string_equal(s->name, "detach-while-bound");
+	assert_null(s->summary);
+	assert_int_equal(s->timeout_s, SC_TIMEOUT_DEFAULT_S);
+	assert_int_equal(s->steps[0].mode, SC_VERIFY);
+	assert_int_equal(s->steps[0].timeout_ms, 30000);
+	assert_int_equal(s->steps[1].mode, SC_WITHIN);
+	assert_int_equal(s->steps[1].intf, 1);
+	assert_int_equal(s->steps[1].timeout_ms, 10000);
+	scenario_free(s);
+
+	/* a default step timeout is clamped to a short scenario budget */
+	s = parse_ok("t.scenario", "timeout 5\ngadget g a.gadget\nattach g\n");
+	assert_int_equal(s->steps[0].timeout_ms, 5000);
+	scenario_free(s);
+
+	/* skip needs no steps; CRLF and blank/comment lines are fine */
+	s = parse_ok("t.scenario", "# only a skip\r\n\r\n  skip \"later\"\r\n");
+	assert_string_equal(s->skip, "later");
+	assert_int_equal(s->n_steps, 0);
+	scenario_free(s);
+
+	s = parse_ok("t.scenario", "requires module option\nrequires kernel "
+		     "patched\nmodprobe option\n");
+	assert_int_equal(s->n_reqs, 2);
+	assert_int_equal(s->reqs[0].kind, SC_REQ_MODULE);
+	assert_string_equal(s->reqs[0].arg, "option");
+	assert_int_equal(s->reqs[1].kind, SC_REQ_PATCHED);
+	scenario_free(s);
+}
+
+/* ---- errors: every one names file:line:col -------------------------- */
+
+static void test_errors(void **state)
+{
+	(void)state;
+	parse_err("modprobe x\nfrobnicate g\n",
+		  "t.scenario:2:1: unknown statement 'frobnicate'");
+	parse_err("gadget g a.gadget\nattach q\n",
+		  "t.scenario:2:8: unknown gadget id 'q' (declare it with "
+		  "`gadget q FILE` first)");
+	parse_err("  write /sys/x \"1 2\" expect EWHAT\n",
+		  "t.scenario:1:29: expected ok or an errno name, not 'EWHAT'");
+	parse_err("gadget g a.gadget\nattach g\n"
+		  "expect probe-error g 0 cdc_acm EFOO\n",
+		  "t.scenario:3:32: unknown errno name 'EFOO'");
+	parse_err("write /sys/x \"1 2 expect ok\n",
+		  "t.scenario:1:14: missing closing quote of the value to "
+		  "write");
+	parse_err("write /sys/x \"a\\qb\" expect ok\n",
+		  "t.scenario:1:16: unknown escape '\\q' (known: \\n \\t \\r "
+		  "\\\\ \\\" \\xHH)");
+	parse_err("write /sys/x \"a\\x0\" expect ok\n",
+		  "t.scenario:1:16: \\x needs two hex digits (not \\x00)");
+	parse_err("write sys/x \"1\" expect ok\n",
+		  "t.scenario:1:7: 'sys/x' is not an absolute path");
+	parse_err("write /sys/x \"1\"\n",
+		  "t.scenario:1:17: expected `expect ok` or `expect ERRNO` "
+		  "after the value");
+	parse_err("gadget g a.gadget\nattach g within 0s\n",
+		  "t.scenario:2:17: duration '0s' out of range (1ms..600s)");
+	parse_err("gadget g a.gadget\nattach g within 10min\n",
+		  "t.scenario:2:17: bad duration '10min' (units: s, ms)");
+	parse_err("timeout 10\ngadget g a.gadget\nattach g within 20s\n",
+		  "t.scenario:3:17: 20000 ms is longer than the scenario "
+		  "timeout (10s)");
+	parse_err("timeout 4000\n",
+		  "t.scenario:1:9: duration '4000' out of range (1ms..3600s)");
+	parse_err("gadget g bad.gadget\n",
+		  "t.scenario:1:10: gadget file '/repo/bad.gadget': "
+		  "/repo/bad.gadget:3:7: unknown keyword 'edpoint'");
+	parse_err("gadget g a.gadget\ngadget g b.gadget\n",
+		  "t.scenario:2:8: gadget id 'g' declared twice");
+	parse_err("gadget G a.gadget\n",
+		  "t.scenario:1:8: bad gadget id 'G' (a lower-case letter, "
+		  "then letters, digits, '_')");
+	parse_err("gadget g a.gadget\nattach g\nattach g\n",
+		  "t.scenario:3:8: gadget 'g' is already attached");
+	parse_err("gadget g a.gadget\ndetach g\n",
+		  "t.scenario:2:8: gadget 'g' is not attached at this point");
+	parse_err("gadget g a.gadget\nexpect bound g 0 usb-storage\n",
+		  "t.scenario:2:14: gadget 'g' is not attached at this point");
+	parse_err("gadget g a.gadget\nattach g\nexpect bound g 256 x\n",
+		  "t.scenario:3:16: an interface number out of range "
+		  "(0..255)");
+	parse_err("gadget g a.gadget\nattach g\nexpect bound g 0 x sometime\n",
+		  "t.scenario:3:20: unexpected 'sometime' after the statement");
+	parse_err("gadget g a.gadget\nattach g\nexpect bogus g 0\n",
+		  "t.scenario:3:8: unknown expectation 'bogus' (known: bound, "
+		  "unbound, probe-error, node, no-node, kmsg)");
+	parse_err("gadget g a.gadget\nattach g\nexpect bound g 0 x for\n",
+		  "t.scenario:3:23: expected a duration (e.g. 10s, 500ms)");
+	parse_err("write /sys/x \"${g.dev}\" expect ok\n",
+		  "t.scenario:1:14: '${g.dev}': unknown gadget id 'g'");
+	parse_err("gadget g a.gadget\nwrite /sys/x \"${g.intf0}\" expect ok\n",
+		  "t.scenario:2:14: '${g.intf0}': gadget 'g' is not attached "
+		  "at this point");
+	parse_err("gadget g a.gadget\nattach g\nwrite /sys/x \"${g.port}\" "
+		  "expect ok\n",
+		  "t.scenario:3:14: '${g.port}': unknown attribute (dev, "
+		  "busid, intfN)");
+	parse_err("gadget g a.gadget\nattach g\nwrite /sys/x \"${g.intf01}\" "
+		  "expect ok\n",
+		  "t.scenario:3:14: '${g.intf01}': bad interface number");
+	parse_err("write /sys/x \"${g.dev\" expect ok\n",
+		  "t.scenario:1:14: unterminated '${' in string");
+	parse_err("run echo\n",
+		  "t.scenario:1:5: expected the command as a quoted string");
+	parse_err("run \"x\" status 1 status 2\n",
+		  "t.scenario:1:18: a second `status`");
+	parse_err("run \"x\" exit 1\n",
+		  "t.scenario:1:9: expected status, output-contains or within");
+	parse_err("read /sys/x has \"y\"\n",
+		  "t.scenario:1:13: expected equals, contains or not-contains");
+	parse_err("name a\nname b\n",
+		  "t.scenario:2:1: a second `name` (first on line 1)");
+	parse_err("name a/b\nmodprobe x\n",
+		  "t.scenario:1:6: bad name 'a/b' (letters, digits, '_', '-', "
+		  "'.')");
+	parse_err("requires firmware x\n",
+		  "t.scenario:1:10: unknown requirement 'firmware' (known: "
+		  "module, kernel)");
+	parse_err("modprobe \"usb-storage\"\n",
+		  "t.scenario:1:10: expected a module name, not a quoted "
+		  "string");
+	parse_err("modprobe a\"b\"\n", "t.scenario:1:11: a quote glued to a "
+		  "word");
+	parse_err("write /sys/x \"1\"x expect ok\n",
+		  "t.scenario:1:17: a word glued to a quoted string");
+	parse_err("modprobe x\x01\n", "t.scenario:1:11: control character "
+		  "0x01");
+	parse_err("# nothing\n", "t.scenario:1:1: the scenario has no steps");
+	parse_err("", "t.scenario:1:1: the scenario has no steps");
+}
+
+static void test_error_name_from_file(void **state)
+{
+	char err[SC_ERR_MAX];
+	struct scenario *s;
+	const char *text = "modprobe x\n";
+
+	(void)state;
+	assert_int_equal(scenario_parse("a b.scenario", text, strlen(text),
+					&opts, &s, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "a b.scenario:1:1: the file name does not "
+			    "make a valid scenario name; add `name NAME`");
+}
+
+/* A statement whose plan line would not fit is refused at load time. */
+static void test_too_long(void **state)
+{
+	size_t n = 1200;
+	char *text = malloc(n + 64);
+	char err[SC_ERR_MAX];
+	struct scenario *s;
+	size_t i;
+
+	(void)state;
+	assert_non_null(text);
+	/* 1200 bytes of \x01 become 4800 bytes in the plan */
+	strcpy(text, "write /sys/x \"");
+	for (i = 0; i < n / 4; i++)
+		strcat(text, "\\x01");
+	strcat(text, "\" expect ok\n");
+	assert_int_equal(scenario_parse("t.scenario", text, strlen(text),
+					&opts, &s, err, sizeof(err)), 0);
+	scenario_free(s);
+	text = realloc(text, 4 * n + 64);
+	strcpy(text, "write /sys/x \"");
+	for (i = 0; i < n; i++)
+		strcat(text, "\\x01");
+	strcat(text, "\" expect ok\n");
+	assert_int_equal(scenario_parse("t.scenario", text, strlen(text),
+					&opts, &s, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "t.scenario:1:1: line too long (max 4096 "
+			    "bytes)");
+	free(text);
+}
+
+static void test_errno_names(void **state)
+{
+	(void)state;
+	assert_int_equal(sc_errno_value("EINVAL"), EINVAL);
+	assert_int_equal(sc_errno_value("ENODEV"), ENODEV);
+	assert_int_equal(sc_errno_value("EBUSY"), EBUSY);
+	assert_int_equal(sc_errno_value("einval"), 0);
+	assert_string_equal(sc_errno_name(EAGAIN), "EAGAIN");
+	assert_null(sc_errno_name(0));
+}
+
+/* ---- reports ---------------------------------------------------------- */
+
+struct rig {
+	struct scenario *sc[3];
+	struct report *r;
+	char *out, *err;
+	size_t out_len, err_len;
+	FILE *fo, *fe;
+};
+
+static void rig_init(struct rig *g, bool transcript)
+{
+	struct report_opts ro;
+
+	memset(g, 0, sizeof(*g));
+	g->sc[0] = parse_ok("s/a.scenario",
+			    "# First.\ngadget g a.gadget\nattach g\n"
+			    "say \"Now the write.\"\n"
+			    "write /sys/bus/usb/drivers/usb-storage/new_id "
+			    "\"1209 0001\" expect ok\n"
+			    "expect bound g 0 usb-storage\n");
+	g->sc[1] = parse_ok("s/b.scenario",
+			    "modprobe cdc_acm\nrun \"echo # hash\" "
+			    "output-contains \"x\"\nrmmod cdc_acm\n");
+	g->sc[2] = parse_ok("s/c.scenario", "skip \"not yet\"\n");
+	g->fo = open_memstream(&g->out, &g->out_len);
+	g->fe = open_memstream(&g->err, &g->err_len);
+	ro = (struct report_opts){
+		.ktap = g->fo, .progress = g->fe, .transcript = transcript,
+	};
+	g->r = report_new(g->sc, 3, &ro);
+	assert_non_null(g->r);
+}
+
+static void rig_fini(struct rig *g)
+{
+	int i;
+
+	report_free(g->r);
+	for (i = 0; i < 3; i++)
+		scenario_free(g->sc[i]);
+	fclose(g->fo);
+	fclose(g->fe);
+	free(g->out);
+	free(g->err);
+}
+
+/* Scenario a passes (b finishes first but prints second), b fails,
+ * c is skipped. */
+static void rig_run(struct rig *g)
+{
+	struct report *r = g->r;
+	struct rp_result *a = report_result(r, 0);
+	struct rp_result *b = report_result(r, 1);
+	struct rp_result *c = report_result(r, 2);
+
+	report_start(r);
+	rp_skip(c, "not yet");
+	report_done(r, c, 0);
+
+	rp_begin(r, b, 1.0);
+	rp_step(r, b, 1, RP_PASS, "modprobe", NULL, NULL, 1.5);
+	rp_diag(r, b, "output: hash");
+	rp_step(r, b, 2, RP_FAIL, "run", "exit 0, output \"# hash\"", NULL,
+		2.0);
+	rp_step(r, b, 3, RP_SKIP, "rmmod", "an earlier step failed", NULL,
+		2.0);
+	b->ended = true;
+	b->t_end = 2.5;
+	rp_console(b, "build/runs/x/console.log", "[ 1.0] <usb> & more\n");
+	report_done(r, b, 2.5);
+
+	rp_begin(r, a, 3.0);
+	rp_step(r, a, 3, RP_PASS, "attach", NULL, NULL, 4.0);
+	rp_step(r, a, 5, RP_PASS, "write", NULL, NULL, 4.1);
+	rp_diag(r, a, "driver usb-storage");
+	rp_step(r, a, 6, RP_PASS, "bound", NULL, "latency_us=1834", 4.2);
+	a->ended = true;
+	a->t_end = 4.5;
+	report_done(r, a, 4.5);
+	report_finish(r);
+	fflush(g->fo);
+	fflush(g->fe);
+}
+
+static const char ktap_want[] =
+	"KTAP version 1\n"
+	"1..3\n"
+	"  KTAP version 1\n"
+	"  # Subtest: a\n"
+	"  1..3\n"
+	"  ok 1 attach g\n"
+	"  ok 2 write /sys/bus/usb/drivers/usb-storage/new_id \"1209 0001\" "
+	"expect ok\n"
+	"  # driver usb-storage\n"
+	"  # latency_us=1834\n"
+	"  ok 3 expect bound g 0 usb-storage\n"
+	"ok 1 a\n"
+	"  KTAP version 1\n"
+	"  # Subtest: b\n"
+	"  1..3\n"
+	"  ok 1 modprobe cdc_acm\n"
+	"  # output: hash\n"
+	"  # s/b.scenario:2: expected: run \"echo # hash\" output-contains "
+	"\"x\"\n"
+	"  # saw: exit 0, output \"# hash\"\n"
+	"  not ok 2 run \"echo   hash\" output-contains \"x\"\n"
+	"  ok 3 rmmod cdc_acm # SKIP an earlier step failed\n"
+	"# console: build/runs/x/console.log\n"
+	"not ok 2 b\n"
+	"ok 3 c # SKIP not yet\n"
+	"1 passed, 1 failed, 1 skipped\n";
+
+static void test_ktap(void **state)
+{
+	struct rig g;
+
+	(void)state;
+	rig_init(&g, false);
+	rig_run(&g);
+	assert_string_equal(g.out, ktap_want);
+	/* progress: one line per scenario, in the order they finished */
+	assert_non_null(strstr(g.err, "[1/3] SKIP c (0.0s) - not yet\n"));
+	assert_non_null(strstr(g.err, "[2/3] FAIL b (1.5s) - s/b.scenario:2: "
+			       "run \"echo # hash\" output-contains \"x\": "
+			       "exit 0, output \"# hash\"\n"));
+	assert_non_null(strstr(g.err, "[3/3] PASS a (1.5s)\n"));
+	rig_fini(&g);
+}
+
+static void test_transcript(void **state)
+{
+	struct rig g;
+
+	(void)state;
+	rig_init(&g, true);
+	rig_run(&g);
+	assert_non_null(strstr(g.out, "\n== a (s/a.scenario)\n   First.\n"
+			       "  s/a.scenario:3 $ attach g\n        ok (1.0s)\n"
+			       "\n  Now the write.\n"
+			       "  s/a.scenario:5 $ write "));
+	assert_non_null(strstr(g.out, "        | driver usb-storage\n"
+			       "        ok (latency_us=1834) (1.2s)\n"
+			       "== PASS: a\n"));
+	assert_non_null(strstr(g.out, "        FAILED: exit 0, output "
+			       "\"# hash\"\n"));
+	assert_non_null(strstr(g.out, "== FAIL: b\n"));
+	/* the closing line is the last line in every mode */
+	assert_non_null(strstr(g.out, "\n1 passed, 1 failed, 1 skipped\n"));
+	assert_int_equal(g.out[g.out_len - 1], '\n');
+	rig_fini(&g);
+}
+
+/* A scenario that never ended fails, and names why. */
+static void test_no_end(void **state)
+{
+	struct rig g;
+	struct rp_result *a;
+
+	(void)state;
+	rig_init(&g, false);
+	a = report_result(g.r, 0);
+	rp_begin(g.r, a, 1.0);
+	rp_step(g.r, a, 3, RP_PASS, "attach", NULL, NULL, 1.1);
+	rp_crash(a, "BUG: kernel NULL pointer dereference", "RIP: x\nCall");
+	report_done(g.r, a, 9.0);
+	assert_int_equal(a->res, RP_FAIL);
+	assert_string_equal(a->error, "no end: the scenario did not finish");
+	report_finish(g.r);
+	fflush(g.fo);
+	assert_non_null(strstr(g.out, "  ok 2 write /sys/bus/usb/drivers/"
+			       "usb-storage/new_id \"1209 0001\" expect ok "
+			       "# SKIP not run\n"));
+	assert_non_null(strstr(g.out, "# error: no end: the scenario did not "
+			       "finish\n# crash: BUG: kernel NULL pointer "
+			       "dereference\n# | RIP: x\n# | Call\n"
+			       "not ok 1 a\n"));
+	/* never begun: failed, not silently passed */
+	assert_non_null(strstr(g.out, "not ok 2 b\n"));
+	assert_non_null(strstr(g.out, "0 passed, 2 failed, 1 skipped\n"));
+	rig_fini(&g);
+}
+
+static void test_junit(void **state)
+{
+	char path[] = "/tmp/usbrig-junit-XXXXXX";
+	char *xml = NULL;
+	size_t len = 0;
+	struct rig g;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	rig_init(&g, false);
+	rig_run(&g);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(report_write_junit(g.r, path), 0);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(getdelim(&xml, &len, '\0', f) > 0, 1);
+	fclose(f);
+	unlink(path);
+	assert_non_null(strstr(xml, "<testsuites tests=\"3\" failures=\"1\" "
+			       "skipped=\"1\""));
+	assert_non_null(strstr(xml, "<testcase classname=\"usbrig\" name=\"b\" "
+			       "file=\"s/b.scenario\" time=\"1.500\">\n"
+			       "      <failure type=\"expectation\" message=\""
+			       "s/b.scenario:2: run &quot;echo # hash&quot; "
+			       "output-contains &quot;x&quot;: exit 0, output "
+			       "&quot;# hash&quot;\">"));
+	assert_non_null(strstr(xml, "agent saw: exit 0, output &quot;# hash"
+			       "&quot;\n"));
+	assert_non_null(strstr(xml, "--- kernel console (build/runs/x/"
+			       "console.log) ---\n[ 1.0] &lt;usb&gt; &amp; "
+			       "more\n"));
+	assert_non_null(strstr(xml, "<skipped message=\"not yet\"/>"));
+	assert_non_null(strstr(xml, "s/a.scenario:6: expect bound g 0 "
+			       "usb-storage: ok latency_us=1834\n"));
+	free(xml);
+	rig_fini(&g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full_model),
+		cmocka_unit_test(test_full_plan),
+		cmocka_unit_test(test_plan_round_trip),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_error_name_from_file),
+		cmocka_unit_test(test_too_long),
+		cmocka_unit_test(test_errno_names),
+		cmocka_unit_test(test_ktap),
+		cmocka_unit_test(test_transcript),
+		cmocka_unit_test(test_no_end),
+		cmocka_unit_test(test_junit),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
