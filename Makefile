@@ -62,7 +62,7 @@ SOCKET_COMMON_OBJS := $(SOCKET_COMMON:%.c=$(BUILD)/%.o)
 EXAMPLES := $(wildcard gadgets/examples/*.gadget)
 
 .PHONY: all deps check check-unit check-socket check-tools check-asan \
-	check-vm check-examples install clean demo bench
+	check-vm check-examples install clean demo demo-run bench
 
 all: $(GADGET_BIN) $(HOST_BIN) $(AGENT_BIN)
 
@@ -110,9 +110,12 @@ deps:
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -qq --no-install-recommends $$missing >/dev/null
 
+# deps first, then a fresh make: the pkg-config lookups above need the
+# packages installed.
 check: deps
 	$(MAKE) check-unit check-socket check-examples check-tools
 	$(MAKE) check-asan
+	$(MAKE) check-vm
 
 check-unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
@@ -154,7 +157,10 @@ USBRIG_FLAGS ?=
 check-vm: $(VM_BINS)
 	$(HOST_BIN) $(USBRIG_FLAGS) --junit $(BUILD)/check-vm.xml $(SCENARIOS)
 
-demo: $(VM_BINS)
+demo: deps
+	@$(MAKE) --no-print-directory demo-run
+
+demo-run: $(VM_BINS)
 	@$(HOST_BIN) $(USBRIG_FLAGS) --transcript $(DEMO_SCENARIOS)
 
 bench: $(VM_BINS)
