@@ -44,6 +44,7 @@
 #include <linux/usb/ch9.h>
 
 #include "device.h"
+#include "function.h"
 #include "log.h"
 #include "stdreq.h"
 
@@ -194,6 +195,12 @@ static void urb_finish(struct gdev *dev, struct urb *urb, int status,
 			 urb->seqnum);
 	}
 	urb_report(dev, urb);
+}
+
+void gdev_complete(struct gdev *dev, struct urb *urb, int status,
+		   uint32_t actual)
+{
+	urb_finish(dev, urb, status, actual, 0);
 }
 
 /* ---- endpoint state ---- */
@@ -548,6 +555,8 @@ static void ep_submit(struct gdev *dev, struct urb *urb)
 		urb_finish(dev, urb, -EPIPE, 0, 0);
 		return;
 	}
+	if (dev->fops && dev->fops->submit && !dev->fops->submit(dev, urb))
+		return;
 	ep->urbs_seen++;
 	stall_nth = ep->desc->beh.stall_nth;
 	if (stall_nth && ep->urbs_seen == stall_nth) {
@@ -626,7 +635,8 @@ static void ctrl_submit(struct gdev *dev, struct urb *urb)
 	}
 
 	ret = stdreq_handle(dev, &s, urb->buf, len);
-	/* -ENOENT: the device function gets its turn here (issue #4) */
+	if (ret == -ENOENT && dev->fops && dev->fops->control)
+		ret = dev->fops->control(dev, &s, urb->buf, len);
 	if (ret < 0)
 		urb_finish(dev, urb, -EPIPE, 0, 0);
 	else
@@ -681,6 +691,12 @@ struct gdev *gdev_new(const struct gd_device *model, struct event_base *base)
 		return NULL;
 	dev->model = model;
 	dev->base = base;
+	if (model->function) {
+		/* the parser checked the name; a NULL here is a bug */
+		dev->fops = gd_function_find(model->function);
+		if (!dev->fops)
+			goto err;
+	}
 	if (model->n_rules) {
 		dev->rule_hits = calloc(model->n_rules, sizeof(*dev->rule_hits));
 		if (!dev->rule_hits)
@@ -750,6 +766,12 @@ int gdev_attach(struct gdev *dev, const struct gdev_host *host, void *ctx)
 	reset_state(dev);
 	dev->host = host;
 	dev->host_ctx = ctx;
+	if (dev->fops && dev->fops->attach) {
+		int ret = dev->fops->attach(dev);
+
+		if (ret)
+			return ret;
+	}
 	if (ms) {
 		struct timeval tv = {
 			.tv_sec = ms / 1000,
@@ -767,6 +789,9 @@ void gdev_detach(struct gdev *dev, void (*free_urb)(struct urb *urb))
 	size_t n;
 
 	evtimer_del(dev->disconnect_timer);
+	if (dev->fops && dev->fops->detach)
+		dev->fops->detach(dev, free_urb);
+	dev->function_state = NULL;
 	n = drop_all(dev, free_urb);
 	if (n)
 		log_dbg("%zu pending URBs dropped at detach", n);
@@ -807,6 +832,8 @@ struct urb *gdev_unlink(struct gdev *dev, uint32_t seqnum)
 	struct urb *urb = NULL;
 	int d, e;
 
+	if (dev->fops && dev->fops->unlink)
+		urb = dev->fops->unlink(dev, seqnum);
 	for (d = 0; d < 2 && !urb; d++)
 		for (e = 0; e < 16 && !urb; e++)
 			urb = ep_remove(&dev->ep[d][e], seqnum);
@@ -860,11 +887,12 @@ int gdev_set_config(struct gdev *dev, uint8_t value)
 			ep_disable(dev, &dev->ep[d][e]);
 	memset(dev->alt, 0, sizeof(dev->alt));
 	dev->config = cfg;
-	if (!cfg)
-		return 0;
-	for (i = 0; i < cfg->n_alts; i++)
-		if (cfg->alts[i].bAlternateSetting == 0)
-			alt_enable(dev, &cfg->alts[i]);
+	if (cfg)
+		for (i = 0; i < cfg->n_alts; i++)
+			if (cfg->alts[i].bAlternateSetting == 0)
+				alt_enable(dev, &cfg->alts[i]);
+	if (dev->fops && dev->fops->reset)
+		dev->fops->reset(dev);
 	return 0;
 }
 
@@ -894,6 +922,8 @@ int gdev_set_interface(struct gdev *dev, uint8_t intf, uint8_t alt)
 	}
 	dev->alt[intf] = alt;
 	alt_enable(dev, new);
+	if (dev->fops && dev->fops->reset)
+		dev->fops->reset(dev);
 	/* OUT endpoints elsewhere may have waited on a fifo just dropped */
 	kick_all(dev);
 	return 0;

@@ -25,6 +25,7 @@
 
 struct event_base;
 struct event;
+struct gd_function_ops;
 
 struct urb {
 	/* from CMD_SUBMIT, host order */
@@ -95,6 +96,7 @@ struct gdev {
 	struct event *disconnect_timer;
 	struct urb *ep0_pending;	/* delayed control replies */
 	struct urb *delayed;		/* delayed completions, other eps */
+	const struct gd_function_ops *fops; /* model->function's, or NULL */
 	void *function_state;		/* the device function's own */
 };
 

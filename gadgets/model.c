@@ -68,7 +68,12 @@ void gd_model_free(struct gd_device *dev)
 	blob_free(&dev->bos.extra);
 	free(dev->name);
 	free(dev->path);
-	/* dev->function names a built-in device function: not owned */
+	free(dev->function);
+	for (i = 0; i < dev->n_function_opts; i++) {
+		free(dev->function_opts[i].key);
+		free(dev->function_opts[i].value);
+	}
+	free(dev->function_opts);
 	free(dev);
 }
 

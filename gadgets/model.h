@@ -151,6 +151,15 @@ struct gd_faults {
 };
 
 /* ---- BOS (USB 3.2 9.6.2) ---- */
+/* One `key value...` line of a function block.  value is the rest of the
+ * line as written, a single quoted string unquoted, never NULL. */
+struct gd_fn_opt {
+	char *key;
+	char *value;
+	int line;
+	int col;			/* of the value (of the key when empty) */
+};
+
 struct gd_bos {
 	bool present;		/* generated for bcdUSB >= 0x0201 unless "bos off" */
 	bool generated_caps;	/* include USB 2.0 ext (+ SS cap for super) */
@@ -197,8 +206,12 @@ struct gd_device {
 
 	struct gd_faults faults;
 
-	/* the device function (issue #4): NULL for a pure script device */
-	const char *function;
+	/* the device function (function.h): NULL for a pure script device */
+	char *function;
+	int function_line;		/* where the script names it */
+	int function_col;
+	struct gd_fn_opt *function_opts; /* its block's `key value...` lines */
+	size_t n_function_opts;
 };
 
 void gd_model_free(struct gd_device *dev);

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/* function.c - the registry of device functions and their option helpers. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "function.h"
+
+extern const struct gd_function_ops fn_null_ops;
+
+/* Every built-in function; a new one is added here and in its own file. */
+const struct gd_function_ops *const gd_functions[] = {
+	&fn_null_ops,
+	NULL,
+};
+
+const struct gd_function_ops *gd_function_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; gd_functions[i]; i++)
+		if (!strcmp(gd_functions[i]->name, name))
+			return gd_functions[i];
+	return NULL;
+}
+
+const struct gd_fn_opt *fn_opt(const struct gd_device *model, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < model->n_function_opts; i++)
+		if (!strcmp(model->function_opts[i].key, key))
+			return &model->function_opts[i];
+	return NULL;
+}
+
+int fn_opt_error(const struct gd_device *model, const struct gd_fn_opt *opt,
+		 struct script_error *err, const char *fmt, ...)
+{
+	char msg[384];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	err->line = opt ? opt->line : model->function_line;
+	err->col = opt ? opt->col : model->function_col;
+	snprintf(err->msg, sizeof(err->msg), "%s:%d:%d: function %s: %s",
+		 model->path ? model->path : "<script>", err->line, err->col,
+		 model->function, msg);
+	return -EINVAL;
+}
+
+int fn_opt_u64(const struct gd_device *model, const char *key, uint64_t def,
+	       uint64_t max, int allow_suffix, uint64_t *out,
+	       struct script_error *err)
+{
+	const struct gd_fn_opt *opt = fn_opt(model, key);
+	unsigned long long v;
+	char *end;
+
+	*out = def;
+	if (!opt)
+		return 0;
+	errno = 0;
+	v = strtoull(opt->value, &end, 0);
+	if (end == opt->value || errno || opt->value[0] == '-')
+		return fn_opt_error(model, opt, err, "%s: expected a number, got '%s'",
+				    key, opt->value);
+	if (allow_suffix && *end) {
+		unsigned int shift = 0;
+
+		switch (*end) {
+		case 'K': case 'k': shift = 10; break;
+		case 'M': case 'm': shift = 20; break;
+		case 'G': case 'g': shift = 30; break;
+		}
+		if (shift && v <= (~0ull >> shift)) {
+			v <<= shift;
+			end++;
+		}
+	}
+	if (*end)
+		return fn_opt_error(model, opt, err, "%s: junk after the number: '%s'",
+				    key, end);
+	if (v > max)
+		return fn_opt_error(model, opt, err, "%s: %llu is more than %llu",
+				    key, v, (unsigned long long)max);
+	*out = v;
+	return 0;
+}
+
+int fn_opt_only(const struct gd_device *model, const char *const *keys,
+		struct script_error *err)
+{
+	size_t i, k;
+
+	for (i = 0; i < model->n_function_opts; i++) {
+		const struct gd_fn_opt *opt = &model->function_opts[i];
+
+		for (k = 0; keys[k]; k++)
+			if (!strcmp(opt->key, keys[k]))
+				break;
+		if (!keys[k]) {
+			err->line = opt->line;
+			err->col = opt->col;
+			return fn_opt_error(model, opt, err, "unknown option '%s'",
+					    opt->key);
+		}
+	}
+	return 0;
+}
