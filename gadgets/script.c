@@ -29,14 +29,15 @@
 
 #include <linux/usb/ch9.h>
 
+#include "function.h"
 #include "model.h"
 #include "script.h"
 
 #define SCRIPT_MAX_BYTES	(1024 * 1024)	/* a script file */
-#define SCRIPT_MAX_DEPTH	8		/* nested blocks (the language uses 6) */
+#define SCRIPT_MAX_DEPTH	8		/* nested blocks (the language uses 5) */
 #define SCRIPT_MAX_NAME		64		/* the "name" of a device */
 #define STRING_MAX_UNITS	126		/* (255 - 2) / 2 UTF-16 code units */
-#define MAX_SLOTS		20		/* per block kind, see enum dev_slot */
+#define MAX_SLOTS		20		/* fields per block kind (device: D_NSLOTS) */
 
 /* ------------------------------------------------------------------ */
 /* tokens and the statement tree                                       */
@@ -58,6 +59,8 @@ struct tok {
 	const char *text;	/* T_WORD: into the script; T_STRING: own */
 	size_t len;
 	char *own;		/* T_STRING: the decoded bytes, freed at the end */
+	const char *src;	/* the token as written in the script */
+	size_t src_len;
 	bool semi;		/* T_EOL written as ';' */
 };
 
@@ -69,6 +72,7 @@ struct stmt {
 	const struct tok *open;	/* the '{', NULL when there is no block */
 	struct stmt *body;
 	size_t n_body;
+	size_t cap_body;
 };
 
 /* A text field (manufacturer "x") waits for its string index until every
@@ -251,6 +255,8 @@ static int lex_add(struct lexer *lx, enum tok_kind kind, const char *at,
 	t->col = lx_col(lx, at);
 	t->text = text;
 	t->len = len;
+	t->src = at;
+	t->src_len = len;
 	if (out)
 		*out = t;
 	return 0;
@@ -366,6 +372,7 @@ static int lex_string(struct lexer *lx)
 	if (rc)
 		goto err;
 	t->own = (char *)buf;
+	t->src_len = q + 1 - start;
 	lx->p = q + 1;
 	return 0;
 err:
@@ -472,11 +479,14 @@ static void tree_free(struct stmt *body, size_t n)
 }
 
 /* Statements up to the '}' matching open (or to the end of the file when
- * open is NULL), appended to *body as they are read so that the caller
- * frees them whatever happens. */
+ * open is NULL), appended to parent's body as they are read so that the
+ * caller frees them whatever happens. */
 static int tree(struct parser *ps, size_t *pos, int depth,
-		const struct tok *open, struct stmt **body, size_t *n_body)
+		const struct tok *open, struct stmt *parent)
 {
+	struct stmt **body = &parent->body;
+	size_t *n_body = &parent->n_body;
+
 	for (;;) {
 		const struct tok *t = &ps->toks[*pos];
 		struct stmt *st;
@@ -504,10 +514,19 @@ static int tree(struct parser *ps, size_t *pos, int depth,
 				    tok_desc(t).s);
 		}
 
-		st = PUSH(*body, *n_body);
-		if (!st)
-			return oom(ps);
-		idx = *n_body - 1;
+		if (*n_body == parent->cap_body) {
+			/* geometric: a script may hold many statements */
+			size_t cap = parent->cap_body ? parent->cap_body * 2 : 8;
+
+			st = realloc(*body, cap * sizeof(*st));
+			if (!st)
+				return oom(ps);
+			*body = st;
+			parent->cap_body = cap;
+		}
+		idx = (*n_body)++;
+		st = &(*body)[idx];
+		memset(st, 0, sizeof(*st));
 		st->kw = t;
 		st->args = &ps->toks[++*pos];
 		while (ps->toks[*pos].kind == T_WORD ||
@@ -525,8 +544,7 @@ static int tree(struct parser *ps, size_t *pos, int depth,
 		st->open = t;
 		(*pos)++;
 		/* *body does not move while the block is read */
-		rc = tree(ps, pos, depth + 1, t, &(*body)[idx].body,
-			  &(*body)[idx].n_body);
+		rc = tree(ps, pos, depth + 1, t, &(*body)[idx]);
 		if (rc)
 			return rc;
 		t = &ps->toks[*pos];
@@ -1151,11 +1169,6 @@ static int kw_companion(struct blk *b, const struct stmt *st,
 	return rc;
 }
 
-static int kw_cfgraw(struct blk *b, const struct stmt *st,
-		     const struct kw_def *d);
-static int kw_altraw(struct blk *b, const struct stmt *st,
-		     const struct kw_def *d);
-
 static int kw_epraw(struct blk *b, const struct stmt *st,
 		    const struct kw_def *d)
 {
@@ -1381,6 +1394,19 @@ static int kw_endpoint(struct blk *b, const struct stmt *st,
 	return run_block(&eb) ?: endpoint_finish(&eb, alt, alt->n_eps - 1);
 }
 
+/* raw in an interface: before its first endpoint to the interface, after
+ * one to that endpoint, so that the bytes land where they are written */
+static int kw_altraw(struct blk *b, const struct stmt *st,
+		     const struct kw_def *d)
+{
+	struct gd_alt *alt = b->model;
+	struct cur c = CUR(b->ps, st);
+
+	(void)d;
+	return cur_bytes(&c, alt->n_eps ? &alt->eps[alt->n_eps - 1].extra :
+			 &alt->extra, true);
+}
+
 static const struct kw_def interface_kws[] = {
 	NUM("bInterfaceNumber", struct gd_alt, bInterfaceNumber, 8, I_NUM),
 	NUM("bAlternateSetting", struct gd_alt, bAlternateSetting, 8, I_ALT),
@@ -1394,19 +1420,6 @@ static const struct kw_def interface_kws[] = {
 	KW("raw", kw_altraw, NOBLK, -1, 0, 0),
 	KW("endpoint", kw_endpoint, NEEDBLK, -1, 0, 0),
 };
-
-/* raw in an interface: before its first endpoint to the interface, after
- * one to that endpoint, so that the bytes land where they are written */
-static int kw_altraw(struct blk *b, const struct stmt *st,
-		     const struct kw_def *d)
-{
-	struct gd_alt *alt = b->model;
-	struct cur c = CUR(b->ps, st);
-
-	(void)d;
-	return cur_bytes(&c, alt->n_eps ? &alt->eps[alt->n_eps - 1].extra :
-			 &alt->extra, true);
-}
 
 static int interface_finish(struct blk *b, struct gd_config *cfg, size_t ai)
 {
@@ -1710,7 +1723,7 @@ static const struct kw_def bos_kws[] = {
 
 enum { D_NAME, D_SPEED, D_BCDUSB, D_CLASS, D_SUB, D_PROTO, D_MPS0, D_VID,
        D_PID, D_BCDDEV, D_MANUF, D_PRODUCT, D_SERIAL, D_NUMCFG, D_BLEN,
-       D_LANGIDS, D_QUAL, D_BOS, D_NSLOTS };
+       D_LANGIDS, D_QUAL, D_BOS, D_FUNC, D_NSLOTS };
 _Static_assert(D_NSLOTS <= MAX_SLOTS, "MAX_SLOTS too small");
 
 struct dev_ctx {
@@ -1936,6 +1949,104 @@ static int kw_fault(struct blk *b, const struct stmt *st,
 	return 0;
 }
 
+/* one `key value...` line of a function block; the value is the rest of
+ * the statement as written (tokens joined by one space), or a lone quoted
+ * string unquoted */
+static int function_opt(struct parser *ps, const struct stmt *s,
+			struct gd_fn_opt *opt)
+{
+	const struct tok *first = s->n_args ? &s->args[0] : s->kw;
+	size_t i, n = 0;
+
+	opt->line = first->line;
+	opt->col = first->col;
+	opt->key = strndup(s->kw->text, s->kw->len);
+	if (!opt->key)
+		return oom(ps);
+	if (s->n_args == 1 && first->kind == T_STRING) {
+		if (memchr(first->text, 0, first->len))
+			return fail(ps, first, "%.*s: a NUL byte cannot be part of an option value",
+				    KWA(s));
+		opt->value = strndup(first->text, first->len);
+		return opt->value ? 0 : oom(ps);
+	}
+	for (i = 0; i < s->n_args; i++)
+		n += s->args[i].src_len + 1;
+	opt->value = malloc(n + 1);
+	if (!opt->value)
+		return oom(ps);
+	for (i = 0, n = 0; i < s->n_args; i++) {
+		if (i)
+			opt->value[n++] = ' ';
+		memcpy(opt->value + n, s->args[i].src, s->args[i].src_len);
+		n += s->args[i].src_len;
+	}
+	opt->value[n] = 0;
+	return 0;
+}
+
+/* function NAME [{ key value... }]: a built-in device function
+ * (function.h); its options are checked by the function itself */
+static int kw_function(struct blk *b, const struct stmt *st,
+		       const struct kw_def *d)
+{
+	struct parser *ps = b->ps;
+	struct gd_device *dev = b->model;
+	struct cur c = CUR(ps, st);
+	const struct tok *name = cur_peek(&c);
+	size_t i, j;
+	int rc;
+
+	(void)d;
+	if (!name)
+		return fail(ps, st->kw, "function: missing value: expected the name of a device function");
+	if (name->kind != T_WORD)
+		return fail(ps, name, "function: expected the name of a device function, found %s",
+			    tok_desc(name).s);
+	c.i++;
+	rc = cur_end(&c);
+	if (rc)
+		return rc;
+	dev->function = strndup(name->text, name->len);
+	if (!dev->function)
+		return oom(ps);
+	dev->function_line = name->line;
+	dev->function_col = name->col;
+	if (!gd_function_find(dev->function)) {
+		char list[200];
+		size_t n = 0;
+
+		list[0] = 0;
+		for (i = 0; gd_functions[i] && n < sizeof(list); i++)
+			n += snprintf(list + n, sizeof(list) - n, "%s%s",
+				      i ? ", " : "", gd_functions[i]->name);
+		return fail(ps, name, "function: no device function '%.*s' (there are: %s)",
+			    TOKA(name), list);
+	}
+	if (!st->open)
+		return 0;
+	dev->function_opts = calloc(st->n_body ? st->n_body : 1,
+				    sizeof(*dev->function_opts));
+	if (!dev->function_opts)
+		return oom(ps);
+	for (i = 0; i < st->n_body; i++) {
+		const struct stmt *s = &st->body[i];
+
+		if (s->open)
+			return fail(ps, s->open, "function options take no block");
+		for (j = 0; j < i; j++)
+			if (s->kw->len == st->body[j].kw->len &&
+			    !memcmp(s->kw->text, st->body[j].kw->text, s->kw->len))
+				return fail(ps, s->kw, "%.*s is set twice (first at line %d)",
+					    KWA(s), st->body[j].kw->line);
+		dev->n_function_opts++;
+		rc = function_opt(ps, s, &dev->function_opts[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static const struct kw_def device_kws[] = {
 	KW("name", kw_name, NOBLK, D_NAME, 0, 0),
 	{ .name = "speed", .fn = kw_speed, .slot = D_SPEED, .early = true },
@@ -1963,6 +2074,7 @@ static const struct kw_def device_kws[] = {
 	KW("config", kw_config, NEEDBLK, -1, 0, 0),
 	KW("control", kw_control, NEEDBLK, -1, 0, 0),
 	KW("fault", kw_fault, NOBLK, -1, 0, 0),
+	KW("function", kw_function, OPTBLK, D_FUNC, 0, 0),
 };
 
 /* hand out string indices to text fields, in script order, skipping every
@@ -2205,10 +2317,18 @@ int script_parse(const char *name, const char *text, size_t len,
 	}
 
 	rc = lex(&ps, text, len) ?:
-	     tree(&ps, &pos, 0, NULL, &ps.top.body, &ps.top.n_body) ?:
+	     tree(&ps, &pos, 0, NULL, &ps.top) ?:
 	     run_block(&top);
 	if (!rc && !top.seen[0])
 		rc = fail(&ps, &ps.toks[ps.n_toks - 1], "no device block: a script describes one device { ... }");
+	if (!rc && dev->function) {
+		/* the function checks its options and the descriptors it needs */
+		const struct gd_function_ops *ops = gd_function_find(dev->function);
+		struct script_error scratch;
+
+		if (ops && ops->validate)
+			rc = ops->validate(dev, err ? err : &scratch);
+	}
 out:
 	parser_free(&ps);
 	if (rc) {

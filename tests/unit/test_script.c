@@ -1117,6 +1117,63 @@ static void test_error_api(void **state)
 	gd_model_free(NULL);
 }
 
+/* function NAME [{ key value... }]: the model, and the function's own
+ * validation (the null function takes no options) at the option's place */
+static void test_function(void **state)
+{
+	static const struct err_case c[] = {
+		{ DEV(CFG1 " function null {\n  size 64M\n }\n"), 6, 8, "function null: unknown option 'size'" },
+		{ DEV(CFG1 " function null {\n  verbose\n }\n"), 6, 3, "function null: unknown option 'verbose'" },
+		{ DEV(CFG1 " function null { file \"/tmp/a b\" }\n"), 5, 23, "unknown option 'file'" },
+		{ DEV(CFG1 " function nosuch\n"), 5, 11, "function: no device function 'nosuch' (there are: null" },
+		{ DEV(CFG1 " function\n"), 5, 2, "function: missing value: expected the name of a device function" },
+		{ DEV(CFG1 " function \"null\"\n"), 5, 11, "function: expected the name of a device function, found a quoted string" },
+		{ DEV(CFG1 " function null x\n"), 5, 16, "function: unexpected 'x'" },
+		{ DEV(CFG1 " function null\n function null\n"), 6, 2, "function is set twice (first at line 5)" },
+		{ DEV(CFG1 " function null { a { } }\n"), 5, 20, "function options take no block" },
+		{ DEV(CFG1 " function null { a 1; a 2 }\n"), 5, 23, "a is set twice (first at line 5)" },
+		{ DEV(CFG1 " function null { a \"x\\0\" }\n"), 5, 20, "a: a NUL byte cannot be part of an option value" },
+	};
+	struct gd_device *dev;
+
+	(void)state;
+	dev = parse_ok(DEV(CFG1 " function null\n"));
+	assert_string_equal(dev->function, "null");
+	assert_int_equal(dev->function_line, 5);
+	assert_int_equal(dev->function_col, 11);
+	assert_int_equal(dev->n_function_opts, 0);
+	gd_model_free(dev);
+	dev = parse_ok(DEV(CFG1 " function null { }\n"));
+	assert_int_equal(dev->n_function_opts, 0);
+	gd_model_free(dev);
+	check_errors(c, N(c));
+}
+
+/* A script of many tiny statements: the tree once grew its arrays one
+ * element at a time, quadratic under ASan (minutes for this input). */
+static void test_large_script(void **state)
+{
+	size_t len = 1024 * 1024, i;
+	char *text = malloc(len + 1);
+
+	(void)state;
+	assert_non_null(text);
+	for (i = 0; i < len; i += 2)
+		memcpy(text + i, "a\n", 2);
+	text[len] = 0;
+	check_error(text, 1, 1, "unknown keyword 'a' in the top level");
+	text[len] = '\n';	/* one byte over the limit */
+	{
+		struct script_error err;
+		struct gd_device *dev;
+
+		assert_int_equal(script_parse(NAME, text, len + 1, &dev, &err),
+				 -EINVAL);
+		assert_string_equal(err.msg, NAME ":1:1: script of 1048577 bytes, larger than the limit of 1048576");
+	}
+	free(text);
+}
+
 /* ------------------------------------------------------------------ */
 /* the shipped examples                                                */
 
@@ -1196,6 +1253,7 @@ static const char fuzz_seed[] =
 	"    control { bmRequestType 0xc0; bRequest *; wValue 1; reply 01 02; short 1 }\n"
 	"    control { stall; stall-nth 1 }\n"
 	"    fault disconnect-after-urbs 100\n"
+	"    function null\n"
 	"}\n";
 
 static void fuzz_one(const char *text, size_t len)
@@ -1303,6 +1361,8 @@ int main(void)
 		cmocka_unit_test(test_errors_structure),
 		cmocka_unit_test(test_errors_semantic),
 		cmocka_unit_test(test_error_api),
+		cmocka_unit_test(test_function),
+		cmocka_unit_test(test_large_script),
 		cmocka_unit_test(test_examples),
 		cmocka_unit_test(test_fuzz_seed_parses),
 		cmocka_unit_test(test_fuzz_truncate),
