@@ -36,6 +36,8 @@
 #define DESC_MAX	600	/* of a result's description */
 
 static int out_fd = 1;
+/* --gadget-on-host: the basenames the host server exports, in busid order */
+static char remote_gadgets[2048];
 
 void strfmt(char *buf, size_t size, const char *fmt, ...)
 {
@@ -200,7 +202,10 @@ static void cmdline_opts(void)
 	buf[n] = '\0';
 	for (tok = strtok_r(buf, " \n", &save); tok;
 	     tok = strtok_r(NULL, " \n", &save)) {
-		if (!strncmp(tok, "usbrig.remote=", 14)) {
+		if (!strncmp(tok, "usbrig.gadgets=", 15)) {
+			strfmt(remote_gadgets, sizeof(remote_gadgets), "%s",
+			       tok + 15);
+		} else if (!strncmp(tok, "usbrig.remote=", 14)) {
 			strfmt(remote, sizeof(remote), "%s", tok + 14);
 			remote_host = remote;
 		}
@@ -246,6 +251,28 @@ static char *read_plan(const char *path)
 	}
 	buf[n] = '\0';
 	return buf;
+}
+
+/* The busid number the host server gives script (by basename), 0 if none. */
+static int remote_busid(const char *script)
+{
+	const char *bn = strrchr(script, '/'), *p = remote_gadgets;
+	size_t l;
+	int i = 1;
+
+	bn = bn ? bn + 1 : script;
+	l = strlen(bn);
+	for (;;) {
+		const char *c = strchr(p, ',');
+		size_t n = c ? (size_t)(c - p) : strlen(p);
+
+		if (n == l && !memcmp(p, bn, l))
+			return i;
+		if (!c)
+			return 0;
+		p = c + 1;
+		i++;
+	}
 }
 
 /* Split a copy of line (plan_split decodes in place, and a scenario's
@@ -323,7 +350,8 @@ static void run_scenario(char **lines, int nl)
 			strfmt(g->script, sizeof(g->script), "%s", t[2].s);
 			s->n_gadgets++;
 			strfmt(g->busid, sizeof(g->busid), "1-%d",
-				 s->n_gadgets);
+			       remote_gadgets[0] ? remote_busid(g->script) :
+			       s->n_gadgets);
 			g->port = -1;
 		}
 	}

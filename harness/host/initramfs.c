@@ -27,6 +27,7 @@
 #include <sys/sysmacros.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Bump when the layout or /init changes: it is part of the cache key. */
@@ -360,23 +361,23 @@ static int add_elf(struct build *b, const char *src, const char *dst)
 }
 
 /*
- * Resolve the modules with `modprobe -d ROOT -S KVER -a --show-depends`
- * and add every .ko (built-in ones print "builtin NAME" and need nothing).
+ * `modprobe -d ROOT -S KVER -a --show-depends NAME...` and add every .ko it
+ * names (built-in ones print "builtin NAME" and need nothing).  strict: a
+ * module modprobe does not know is an error, else it is skipped.
  */
-static int add_modules(struct build *b, const char *root, const char *kver)
+static int show_depends(struct build *b, const char *root, const char *kver,
+			const char *const *names, size_t n, bool strict)
 {
-	static const char *const base[] = { INITRAMFS_BASE_MODULES };
-	const struct initramfs_opts *o = b->o;
-	size_t nb = sizeof(base) / sizeof(base[0]);
-	size_t n = nb + o->n_modules, i, plen;
 	char **argv, *out = NULL, *line, *save = NULL;
 	char prefix[PATH_MAX];
+	size_t i = 0, plen;
 	int ret;
 
+	if (!n)
+		return 0;
 	argv = calloc(n + 8, sizeof(*argv));
 	if (!argv)
 		return -ENOMEM;
-	i = 0;
 	argv[i++] = "/usr/sbin/modprobe";
 	argv[i++] = "-d";
 	argv[i++] = (char *)root;
@@ -384,21 +385,19 @@ static int add_modules(struct build *b, const char *root, const char *kver)
 	argv[i++] = (char *)kver;
 	argv[i++] = "-a";
 	argv[i++] = "--show-depends";
-	for (size_t k = 0; k < nb; k++)
-		argv[i++] = (char *)base[k];
-	for (size_t k = 0; k < o->n_modules; k++) {
-		argv[i++] = (char *)o->modules[k];
-		hash_str(&b->hash, o->modules[k]);
-	}
+	for (size_t k = 0; k < n; k++)
+		argv[i++] = (char *)names[k];
 	argv[i] = NULL;
-	ret = run_capture(argv, &out, 1);
+	ret = run_capture(argv, &out, strict);
 	free(argv);
-	if (ret) {
+	if (ret && strict) {
 		free(out);
 		return fail(b, ret < 0 ? ret : -ENOENT,
-			    "modprobe --show-depends failed (status %d) for the modules in %s/lib/modules/%s; a --modules tree needs `depmod -b DIR %s`",
+			    "modprobe --show-depends failed (status %d) for the modules in %s/lib/modules/%s (a module that does not exist? a --modules tree needs `depmod -b DIR %s`)",
 			    ret, root, kver, kver);
 	}
+	if (ret < 0)
+		return 0;	/* optional, and modprobe did not run */
 	snprintf(prefix, sizeof(prefix), "%s/lib/modules/%s/",
 		 strcmp(root, "/") ? root : "", kver);
 	plen = strlen(prefix);
@@ -432,6 +431,38 @@ static int add_modules(struct build *b, const char *root, const char *kver)
 	}
 	free(out);
 	return ret;
+}
+
+/*
+ * The base modules one by one and optional (another kernel may have them
+ * built in or lack virtio_net), then the plan's modules, strictly.
+ */
+static int add_modules(struct build *b, const char *root, const char *kver)
+{
+	static const char *const base[] = { INITRAMFS_BASE_MODULES };
+	const struct initramfs_opts *o = b->o;
+	char dir[PATH_MAX];
+	int ret;
+
+	snprintf(dir, sizeof(dir), "%s/lib/modules/%s",
+		 strcmp(root, "/") ? root : "", kver);
+	if (access(dir, F_OK)) {
+		/* a kernel with everything built in has no modules tree */
+		if (o->verbose)
+			fprintf(stderr, "initramfs: no %s: staging no modules\n",
+				dir);
+		hash_str(&b->hash, "no-modules");
+		return o->n_modules ? fail(b, -ENOENT, "no %s for the modules the plan loads",
+					   dir) : 0;
+	}
+	for (size_t k = 0; k < sizeof(base) / sizeof(base[0]); k++) {
+		ret = show_depends(b, root, kver, &base[k], 1, false);
+		if (ret)
+			return ret;
+	}
+	for (size_t k = 0; k < o->n_modules; k++)
+		hash_str(&b->hash, o->modules[k]);
+	return show_depends(b, root, kver, o->modules, o->n_modules, true);
 }
 
 /* ---- the cpio writer ---- */
@@ -822,6 +853,42 @@ static int write_image(struct build *b, const char *base)
 	return 0;
 }
 
+/*
+ * Drop what no run will use again: base images unused for a week (a reuse
+ * touches its mtime) and staging leftovers of builds that died over an
+ * hour ago.  Files that young are never touched, so a parallel job never
+ * loses the image it is about to copy.
+ */
+static void prune_cache(const char *dir)
+{
+	struct dirent **ents;
+	time_t now = time(NULL);
+	int n, i;
+
+	n = scandir(dir, &ents, NULL, NULL);
+	if (n < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		const char *d = ents[i]->d_name;
+		char p[PATH_MAX];
+		struct stat st;
+		bool base = !strncmp(d, "base-", 5);
+		bool stage = !strncmp(d, "stage-", 6) || strstr(d, ".tmp.");
+
+		if ((base || stage) &&
+		    snprintf(p, sizeof(p), "%s/%s", dir, d) < (int)sizeof(p) &&
+		    !lstat(p, &st) &&
+		    now - st.st_mtime > (base ? 7 * 86400 : 3600)) {
+			if (S_ISDIR(st.st_mode))
+				rm_rf(p);
+			else
+				unlink(p);
+		}
+		free(ents[i]);
+	}
+	free(ents);
+}
+
 int initramfs_build(const struct initramfs_opts *o, char *err, size_t errlen)
 {
 	static const char *const busybox[] = {
@@ -916,9 +983,12 @@ int initramfs_build(const struct initramfs_opts *o, char *err, size_t errlen)
 			ret = write_base(&b, base);
 		if (ret)
 			goto out;
-	} else if (o->verbose) {
-		fprintf(stderr, "initramfs: reusing %s\n", base);
+	} else {
+		utimensat(AT_FDCWD, base, NULL, 0);	/* recently used */
+		if (o->verbose)
+			fprintf(stderr, "initramfs: reusing %s\n", base);
 	}
+	prune_cache(o->cache_dir);
 	ret = write_image(&b, base);
 out:
 	if (b.stage[0])

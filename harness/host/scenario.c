@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Included by path so that tests/unit/test_scenario.c can #include this
@@ -766,6 +767,123 @@ static int p_gadget(struct parser *ps, struct cur *c)
 	return need_end(c);
 }
 
+/*
+ * A guest path for `file`: absolute, no "." or ".." component, no empty
+ * one, and not where the guest mounts something or keeps its own (the
+ * file would be hidden or would break the boot).
+ */
+static const char *bad_guest_path(const char *p)
+{
+	static const char *const reserved[] = {
+		"/init", "/usbrig", "/proc", "/sys", "/dev", "/tmp", "/run",
+	};
+	const char *q;
+	size_t i;
+
+	if (p[0] != '/')
+		return "must be absolute";
+	if (strlen(p) >= PATH_MAX_GUEST)
+		return "is too long";
+	for (q = p; *q; q++)
+		if ((unsigned char)*q <= ' ' || *q == '\\' || *q == '$')
+			return "has a blank, a backslash or a '$'";
+	for (q = p; *q; ) {
+		const char *e = strchr(q + 1, '/');
+		size_t n = e ? (size_t)(e - q - 1) : strlen(q + 1);
+
+		if (!n || (n == 1 && q[1] == '.') ||
+		    (n == 2 && q[1] == '.' && q[2] == '.'))
+			return "has an empty, '.' or '..' component";
+		q = e ? e : q + 1 + n;
+	}
+	for (i = 0; i < ARRAY_SIZE(reserved); i++) {
+		size_t n = strlen(reserved[i]);
+
+		if (!strncmp(p, reserved[i], n) && (!p[n] || p[n] == '/'))
+			return "is reserved by the harness (/init, /usbrig, /proc, /sys, /dev, /tmp, /run)";
+	}
+	return NULL;
+}
+
+/* file SRC DEST */
+static int p_file(struct parser *ps, struct cur *c)
+{
+	static const char build_var[] = "${build}/";
+	struct scenario *s = ps->s;
+	struct sc_file *f;
+	const char *at, *dat, *why;
+	char *src, *dst;
+	struct stat st;
+	bool from_build;
+	int ret, i;
+
+	if (s->n_files >= SC_FILES_MAX)
+		return fail_at(c, ps->stmt, "too many `file` statements (max %d)",
+			       SC_FILES_MAX);
+	ret = text_arg(c, "the host file", &src, &at);
+	if (ret)
+		return ret;
+	from_build = !strncmp(src, build_var, sizeof(build_var) - 1);
+	if (strstr(src + (from_build ? sizeof(build_var) - 1 : 0), "${")) {
+		free(src);
+		return fail_at(c, at, "only `${build}/` at the start of the "
+			       "host file is substituted");
+	}
+	ret = text_arg(c, "the guest path", &dst, &dat);
+	if (ret) {
+		free(src);
+		return ret;
+	}
+	why = bad_guest_path(dst);
+	for (i = 0; !why && i < s->n_files; i++)
+		if (!strcmp(s->files[i].dst, dst))
+			why = "is already the target of a `file` statement";
+	if (why) {
+		ret = fail_at(c, dat, "guest path '%s' %s", dst, why);
+		free(src);
+		free(dst);
+		return ret;
+	}
+	f = &s->files[s->n_files++];
+	f->line = c->line;
+	f->dst = dst;
+	if (from_build) {
+		const char *rest = src + sizeof(build_var) - 1;
+		const char *bd = ps->o ? ps->o->build_dir : NULL;
+		const char *root = ps->o && ps->o->root ? ps->o->root : ".";
+		size_t n = (bd ? strlen(bd) : strlen(root) + 6) +
+			   strlen(rest) + 2;
+
+		f->src = malloc(n);
+		if (f->src) {
+			if (bd)
+				snprintf(f->src, n, "%s/%s", bd, rest);
+			else
+				snprintf(f->src, n, "%s/build/%s", root, rest);
+		}
+	} else {
+		f->src = resolve_path(s->file, ps->o ? ps->o->root : NULL, src);
+	}
+	free(src);
+	if (!f->src)
+		return -ENOMEM;
+	if (stat(f->src, &st)) {
+		/* a build product may simply not be built yet: skip then */
+		if (from_build && errno == ENOENT)
+			f->missing = true;
+		else
+			return fail_at(c, at, "host file '%s': %s", f->src,
+				       strerror(errno));
+	} else if (!S_ISREG(st.st_mode)) {
+		return fail_at(c, at, "host file '%s' is not a regular file",
+			       f->src);
+	} else if (access(f->src, R_OK)) {
+		return fail_at(c, at, "host file '%s': %s", f->src,
+			       strerror(errno));
+	}
+	return need_end(c);
+}
+
 static int module_arg(struct cur *c, struct sc_step *st)
 {
 	char buf[SC_NAME_MAX];
@@ -1131,6 +1249,7 @@ static const struct {
 	{ "requires", p_requires },
 	{ "skip", p_skip },
 	{ "gadget", p_gadget },
+	{ "file", p_file },
 	{ "modprobe", p_modprobe },
 	{ "rmmod", p_rmmod },
 	{ "attach", p_attach },
@@ -1426,6 +1545,10 @@ void scenario_free(struct scenario *s)
 	}
 	for (i = 0; i < s->n_gadgets; i++)
 		free(s->gadgets[i].path);
+	for (i = 0; i < s->n_files; i++) {
+		free(s->files[i].src);
+		free(s->files[i].dst);
+	}
 	for (i = 0; i < s->n_reqs; i++)
 		free(s->reqs[i].arg);
 	free(s->reqs);

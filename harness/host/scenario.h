@@ -19,6 +19,7 @@
 #define SC_ID_MAX		32	/* gadget id, NUL included */
 #define SC_NAME_MAX		64	/* scenario name, NUL included */
 #define SC_GADGETS_MAX		8	/* per scenario */
+#define SC_FILES_MAX		16	/* `file` statements per scenario */
 #define SC_STEPS_MAX		256	/* per scenario */
 #define SC_FILE_MAX		(256 * 1024)
 #define SC_STRING_MAX		2048	/* one decoded string */
@@ -75,6 +76,15 @@ struct sc_gadget {
 	int line;
 };
 
+/* `file SRC DEST`: a host file copied into the guest's initramfs. */
+struct sc_file {
+	char *src;		/* host path, resolved */
+	char *dst;		/* absolute guest path */
+	bool missing;		/* a ${build}/ product not built yet: the
+				 * scenario is skipped, not failed */
+	int line;
+};
+
 enum sc_req_kind { SC_REQ_MODULE, SC_REQ_PATCHED };
 
 struct sc_require {
@@ -92,6 +102,8 @@ struct scenario {
 	char *skip;		/* `skip "reason"`, or NULL */
 	struct sc_gadget gadgets[SC_GADGETS_MAX];
 	int n_gadgets;
+	struct sc_file files[SC_FILES_MAX];
+	int n_files;
 	struct sc_step *steps;
 	int n_steps;
 	struct sc_require *reqs;
@@ -103,6 +115,9 @@ struct sc_opts {
 	 * "../" (those are relative to the scenario's directory).  NULL:
 	 * the current directory. */
 	const char *root;
+	/* What `${build}` at the start of a `file` source means: the folder
+	 * of the build products (the usbrig binary's).  NULL: root/build. */
+	const char *build_dir;
 	/* Budget of scenarios without a `timeout` statement; 0: the
 	 * default, SC_TIMEOUT_DEFAULT_S. */
 	unsigned int default_timeout_s;

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_plan.c - the plan/result line codec (harness/common/plan.c) and the
+ * initramfs cpio writer (harness/host/initramfs.c).
+ *
+ * Both are compiled into the test by #include-ing their sources, as
+ * test_scenario.c does, so static helpers are reachable.
+ */
+#define _GNU_SOURCE
+#include "../../harness/common/plan.c"
+#include "../../harness/host/initramfs.c"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+/* ---- plan_quote / plan_split ---- */
+
+static void quote_roundtrip(const char *s)
+{
+	char q[2048], line[2100];
+	struct plan_tok t[4];
+	int n;
+
+	n = plan_quote(q, sizeof(q), s);
+	assert_true(n > 0);
+	assert_int_equal((size_t)n + 1, plan_quote_len(s));
+	snprintf(line, sizeof(line), "x %s y\n", q);
+	n = plan_split(line, t, 4, 0, NULL);
+	assert_int_equal(n, 3);
+	assert_string_equal(t[0].s, "x");
+	assert_false(t[0].quoted);
+	assert_true(t[1].quoted);
+	assert_int_equal(t[1].len, strlen(s));
+	assert_memory_equal(t[1].s, s, strlen(s));
+	assert_string_equal(t[2].s, "y");
+}
+
+static void test_quote_roundtrip(void **state)
+{
+	char all[256];
+	int i;
+
+	(void)state;
+	quote_roundtrip("");
+	quote_roundtrip("plain");
+	quote_roundtrip("a \"b\" \\ c");
+	quote_roundtrip("tab\tnl\ncr\r");
+	quote_roundtrip("\x01\x1f\x7f\x80\xff");
+	quote_roundtrip("${g.intf0}");
+	for (i = 1; i < 256; i++)
+		all[i - 1] = (char)i;
+	all[255] = '\0';
+	quote_roundtrip(all);
+}
+
+static void test_quote_output(void **state)
+{
+	char q[64];
+
+	(void)state;
+	/* only printable ASCII leaves plan_quote */
+	assert_int_equal(plan_quote(q, sizeof(q), "a\"\\\n\t\r\x01\xff"), 21);
+	assert_string_equal(q, "\"a\\\"\\\\\\n\\t\\r\\x01\\xff\"");
+}
+
+static void test_quote_nospace(void **state)
+{
+	char q[6];
+
+	(void)state;
+	assert_int_equal(plan_quote(q, 5, "abc"), -ENOSPC);	/* needs 6 */
+	assert_string_equal(q, "");
+	assert_int_equal(plan_quote(q, 6, "abc"), 5);
+	assert_string_equal(q, "\"abc\"");
+	assert_int_equal(plan_quote(q, 0, "abc"), -ENOSPC);
+}
+
+static void split_err(const char *text, size_t max_toks, size_t max_len,
+		      int want, size_t want_col)
+{
+	struct plan_tok t[8];
+	char line[256];
+	size_t col = 99;
+
+	snprintf(line, sizeof(line), "%s", text);
+	assert_int_equal(plan_split(line, t, max_toks, max_len, &col), want);
+	assert_int_equal(col, want_col);
+}
+
+static void test_split_errors(void **state)
+{
+	(void)state;
+	split_err("a \"bc", 8, 0, -EINVAL, 6);		/* unterminated */
+	split_err("a \"bc\"d", 8, 0, -EINVAL, 7);	/* glued */
+	split_err("a b\"c\"", 8, 0, -EINVAL, 4);	/* quote in a word */
+	split_err("\"\\q\"", 8, 0, -EINVAL, 2);		/* unknown escape */
+	split_err("\"\\x4\"", 8, 0, -EINVAL, 2);	/* one hex digit */
+	split_err("\"\\x00\"", 8, 0, -EINVAL, 2);	/* no NUL */
+	split_err("a\x01", 8, 0, -EINVAL, 2);		/* raw control */
+	split_err("\"a\x01\"", 8, 0, -EINVAL, 3);
+	split_err("a b c", 2, 0, -E2BIG, 5);
+	split_err("a bbbb c", 8, 3, -ENAMETOOLONG, 3);
+	split_err("\"abcd\"", 8, 3, -ENAMETOOLONG, 1);
+}
+
+static void test_split_ok(void **state)
+{
+	struct plan_tok t[8];
+	char line[128];
+
+	(void)state;
+	strcpy(line, "");
+	assert_int_equal(plan_split(line, t, 8, 0, NULL), 0);
+	strcpy(line, "  \t \r\n");
+	assert_int_equal(plan_split(line, t, 8, 0, NULL), 0);
+	strcpy(line, "step 12 write \"\" ok\r\n");
+	assert_int_equal(plan_split(line, t, 8, 0, NULL), 5);
+	assert_string_equal(t[3].s, "");
+	assert_int_equal(t[3].len, 0);
+	assert_true(t[3].quoted);
+	assert_string_equal(t[4].s, "ok");
+	/* exactly max_toks words and max_len bytes are fine */
+	strcpy(line, "abc \"def\"");
+	assert_int_equal(plan_split(line, t, 2, 3, NULL), 2);
+	/* raw UTF-8 is taken as is */
+	strcpy(line, "\"caf\xc3\xa9\"");
+	assert_int_equal(plan_split(line, t, 2, 0, NULL), 1);
+	assert_string_equal(t[0].s, "caf\xc3\xa9");
+}
+
+static void test_parse_uint(void **state)
+{
+	unsigned long v = 0;
+
+	(void)state;
+	assert_int_equal(plan_parse_uint("0", 10, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(plan_parse_uint("600000", 600000, &v), 0);
+	assert_int_equal(v, 600000);
+	assert_int_equal(plan_parse_uint("600001", 600000, &v), -ERANGE);
+	assert_int_equal(plan_parse_uint("18446744073709551615", ~0UL, &v), 0);
+	assert_int_equal(plan_parse_uint("18446744073709551616", ~0UL, &v),
+			 -ERANGE);
+	assert_int_equal(plan_parse_uint("", 10, &v), -EINVAL);
+	assert_int_equal(plan_parse_uint("-1", 10, &v), -EINVAL);
+	assert_int_equal(plan_parse_uint("1x", 10, &v), -EINVAL);
+}
+
+/* ---- the newc writer ---- */
+
+/* Walk a newc archive: names in order into `names` (space-separated),
+ * and check every header, padding and the trailer. */
+static void cpio_walk(const char *path, char *names, size_t size)
+{
+	FILE *f = fopen(path, "rb");
+	char hdr[111], name[256];
+	size_t w = 0;
+
+	assert_non_null(f);
+	names[0] = '\0';
+	for (;;) {
+		unsigned int v[13];
+		long pos;
+
+		assert_int_equal(fread(hdr, 1, 110, f), 110);
+		hdr[110] = '\0';
+		assert_memory_equal(hdr, "070701", 6);
+		for (int i = 0; i < 13; i++) {
+			char field[9];
+
+			memcpy(field, hdr + 6 + i * 8, 8);
+			field[8] = '\0';
+			v[i] = (unsigned int)strtoul(field, NULL, 16);
+		}
+		/* v[11] namesize (with NUL), v[6] filesize */
+		assert_true(v[11] > 1 && v[11] < sizeof(name));
+		assert_int_equal(fread(name, 1, v[11], f), v[11]);
+		assert_int_equal(name[v[11] - 1], '\0');
+		pos = ftell(f);
+		fseek(f, (4 - pos % 4) % 4, SEEK_CUR);
+		if (!strcmp(name, "TRAILER!!!"))
+			break;
+		w += (size_t)snprintf(names + w, size - w, "%s%s", w ? " " : "",
+				      name);
+		fseek(f, (long)v[6], SEEK_CUR);
+		pos = ftell(f);
+		fseek(f, (4 - pos % 4) % 4, SEEK_CUR);
+	}
+	fclose(f);
+}
+
+static void test_cpio_tree(void **state)
+{
+	char dir[] = "/tmp/usbrig-test-XXXXXX";
+	char p[PATH_MAX], out[PATH_MAX], names[1024];
+	struct cpio c = { 0 };
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(p, sizeof(p), "%s/root/b/c", dir);
+	assert_int_equal(mkdir_p(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/root/a", dir);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs("hello", f);	/* 5 bytes: padding needed */
+	fclose(f);
+	snprintf(p, sizeof(p), "%s/root/b/link", dir);
+	assert_int_equal(symlink("/a", p), 0);
+	snprintf(out, sizeof(out), "%s/out.cpio", dir);
+	c.fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(c.fd >= 0);
+	cpio_header(&c, "dev/console", S_IFCHR | 0600, 0, 0, 5, 1);
+	snprintf(p, sizeof(p), "%s/root", dir);
+	cpio_tree(&c, p, "");
+	cpio_trailer(&c);
+	close(c.fd);
+	assert_int_equal(c.err, 0);
+	cpio_walk(out, names, sizeof(names));
+	/* sorted, parents before children */
+	assert_string_equal(names, "dev/console a b b/c b/link");
+	rm_rf(dir);
+}
+
+static void test_kernel_release(void **state)
+{
+	char path[PATH_MAX], rel[128];
+
+	(void)state;
+	if (initramfs_default_kernel(path, sizeof(path)))
+		skip();
+	assert_int_equal(initramfs_kernel_release(path, rel, sizeof(rel)), 0);
+	/* /boot/vmlinuz-RELEASE names the same release */
+	assert_string_equal(rel, strrchr(path, '-') ?
+			    strstr(path, "vmlinuz-") + 8 : "");
+	assert_int_equal(initramfs_kernel_release("/dev/null", rel,
+						  sizeof(rel)), -ENOEXEC);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_quote_roundtrip),
+		cmocka_unit_test(test_quote_output),
+		cmocka_unit_test(test_quote_nospace),
+		cmocka_unit_test(test_split_errors),
+		cmocka_unit_test(test_split_ok),
+		cmocka_unit_test(test_parse_uint),
+		cmocka_unit_test(test_cpio_tree),
+		cmocka_unit_test(test_kernel_release),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
