@@ -136,7 +136,7 @@ check-asan:
 
 install: $(GADGET_BIN) $(HOST_BIN) $(AGENT_BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/usbrig/examples
-	install -m 755 $(GADGET_BIN) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(GADGET_BIN) $(HOST_BIN) $(AGENT_BIN) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(EXAMPLES) $(DESTDIR)$(PREFIX)/share/usbrig/examples/
 
 clean:
@@ -167,3 +167,21 @@ bench: $(VM_BINS)
 	@$(HOST_BIN) $(USBRIG_FLAGS) --bench $(SCENARIOS) \
 		>$(BUILD)/bench.ktap; st=$$?; \
 	grep -E '^# bench:|passed, ' $(BUILD)/bench.ktap; exit $$st
+
+# ---- patched guest kernel ----
+# kernel: Debian's linux-source-6.1 + kernel-patch/series, configured from
+# kernel-patch/guest.config -> $(BUILD)/kernel/bzImage and
+# $(BUILD)/kernel/modules/lib/modules/KVER (KERNEL_FLAVOUR=kasan adds
+# kernel-patch/kasan.config -> $(BUILD)/kernel/kasan/). Incremental; a
+# no-op when nothing changed. KERNEL_JOBS: make -j (default: all CPUs).
+KERNEL_FLAVOUR ?= default
+KERNEL_JOBS ?= $(shell nproc)
+
+.PHONY: kernel kernel-kasan
+
+kernel:
+	kernel-patch/build.sh --cache $(BUILD)/kernel \
+		--flavour $(KERNEL_FLAVOUR) --jobs $(KERNEL_JOBS)
+
+kernel-kasan:
+	@$(MAKE) --no-print-directory kernel KERNEL_FLAVOUR=kasan

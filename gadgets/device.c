@@ -56,31 +56,6 @@ static size_t min_sz(size_t a, size_t b)
 	return a < b ? a : b;
 }
 
-/* ---- model lookups (kept local: the runtime needs no more than this) ---- */
-
-static const struct gd_config *find_config(const struct gd_device *m,
-					   uint8_t value)
-{
-	size_t i;
-
-	for (i = 0; i < m->n_configs; i++)
-		if (m->configs[i].bConfigurationValue == value)
-			return &m->configs[i];
-	return NULL;
-}
-
-static const struct gd_alt *find_alt(const struct gd_config *cfg,
-				     uint8_t intf, uint8_t alt)
-{
-	size_t i;
-
-	for (i = 0; i < cfg->n_alts; i++)
-		if (cfg->alts[i].bInterfaceNumber == intf &&
-		    cfg->alts[i].bAlternateSetting == alt)
-			return &cfg->alts[i];
-	return NULL;
-}
-
 /* ---- URB lists ---- */
 
 static void ep_queue(struct gdev_ep *ep, struct urb *urb)
@@ -878,7 +853,7 @@ int gdev_set_config(struct gdev *dev, uint8_t value)
 	int d, e;
 
 	if (value) {
-		cfg = find_config(dev->model, value);
+		cfg = gd_config_by_value(dev->model, value);
 		if (!cfg)
 			return -EINVAL;
 	}
@@ -905,10 +880,10 @@ int gdev_set_interface(struct gdev *dev, uint8_t intf, uint8_t alt)
 
 	if (!dev->config)
 		return -EINVAL;
-	new = find_alt(dev->config, intf, alt);
+	new = gd_alt_find(dev->config, intf, alt);
 	if (!new)
 		return -EINVAL;
-	old = find_alt(dev->config, intf, dev->alt[intf]);
+	old = gd_alt_find(dev->config, intf, dev->alt[intf]);
 	if (old) {
 		for (i = 0; i < old->n_eps; i++) {
 			for (d = 0; d < 2; d++) {
