@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fn_pl2303.c - a Prolific PL2303 USB serial chip (HX family), as Linux's
+ * pl2303 driver drives it (drivers/usb/serial/pl2303.c and pl2303.h are
+ * the reference for every request and bit used here).
+ *
+ * Why pl2303 and not cp210x: cp210x binds with no answers at all (its
+ * attach only logs failed reads), but its open needs exact-length register
+ * reads and its data path escapes 0xec bytes in event-insertion mode; the
+ * pl2303 driver needs an interrupt IN endpoint and a descriptor shape it
+ * recognises to bind (pl2303_detect_type(): bMaxPacketSize0 64, bcdUSB
+ * 0x0110 gives an HX), a one-byte answer to its vendor reads, CDC-style
+ * line requests, and then plain bulk data.
+ *
+ * Requests on ep0:
+ *   0xc0 0x01 (0x81 on HXN) VENDOR_READ   wValue register -> 1 byte
+ *   0x40 0x01 (0x80 on HXN) VENDOR_WRITE  wValue register, wIndex value
+ *   0x21 0x20 SET_LINE_REQUEST  7 bytes: baud (LE32, or a divisor when
+ *             bit 31 is set), stop bits, parity, data bits (CDC layout)
+ *   0xa1 0x21 GET_LINE_REQUEST  the 7 bytes as last set (9600 8N1 at first)
+ *   0x21 0x22 SET_CONTROL_REQUEST  wValue bit 0 DTR, bit 1 RTS
+ *   0x21 0x23 BREAK_REQUEST  wValue 0xffff on, 0 off
+ * The registers are a 256-byte file, 0 at reset: a write stores wIndex's
+ * low byte at register (wValue & 0xff), a read returns register
+ * (wValue & 0x7f), so the driver's read of R | 0x80 (pl2303_update_reg())
+ * sees what it wrote to R.  Anything else STALLs.
+ *
+ * Interrupt IN: the UART state, as 10 bytes shaped like a CDC SERIAL_STATE
+ * notification with the state at offset 8 (DCD 0x01, DSR 0x02, BREAK
+ * 0x04, RING 0x08, CTS 0x80), sent each time DTR goes from 0 to 1 (the
+ * driver submits that URB at open, before it raises DTR).
+ *
+ * Bulk IN/OUT: the serial peer of serial_core.c (echo, scripted replies).
+ *
+ * Options: `serial-state N|off` (default 0x83: DCD, DSR, CTS) and the
+ * common `echo`, `respond`.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/usb/ch9.h>
+
+#include "function.h"
+#include "log.h"
+#include "serial_core.h"
+
+/* pl2303.h */
+#define PL_VENDOR_RW		0x01
+#define PL_VENDOR_WRITE_N	0x80	/* HXN */
+#define PL_VENDOR_READ_N	0x81	/* HXN */
+#define PL_SET_LINE		0x20
+#define PL_GET_LINE		0x21
+#define PL_SET_CONTROL		0x22
+#define PL_BREAK		0x23
+#define PL_CONTROL_DTR		0x01
+#define PL_CONTROL_RTS		0x02
+#define PL_BREAK_ON		0xffff
+
+#define PL_UART_DCD		0x01
+#define PL_UART_DSR		0x02
+#define PL_UART_CTS		0x80
+#define PL_SERIAL_STATE_DEFAULT	(PL_UART_DCD | PL_UART_DSR | PL_UART_CTS)
+
+struct pl2303_eps {
+	const struct gd_endpoint *irq, *in, *out;
+};
+
+struct pl2303 {
+	struct pl2303_eps eps;
+	int serial_state;		/* -1: never sent */
+	uint8_t line[7];		/* as last set */
+	uint8_t regs[256];
+	struct ser_port port;
+	struct ser_notify notify;
+	struct ser_urbq in;
+};
+
+/* The first interface with an interrupt IN and a bulk pair. */
+static int pl2303_find(const struct gd_device *m, struct pl2303_eps *e)
+{
+	const struct gd_alt *alt;
+	size_t c, i;
+
+	for (c = 0; c < m->n_configs; c++) {
+		for (i = 0; i < m->configs[c].n_alts; i++) {
+			alt = &m->configs[c].alts[i];
+			if (alt->bAlternateSetting)
+				continue;
+			e->irq = ser_alt_ep(alt, USB_ENDPOINT_XFER_INT, true);
+			e->in = ser_alt_ep(alt, USB_ENDPOINT_XFER_BULK, true);
+			e->out = ser_alt_ep(alt, USB_ENDPOINT_XFER_BULK, false);
+			if (e->irq && e->in && e->out)
+				return 0;
+		}
+	}
+	return -ENODEV;
+}
+
+static int pl2303_serial_state_opt(const struct gd_device *m, int *state,
+				   struct script_error *err)
+{
+	const struct gd_fn_opt *opt = fn_opt(m, "serial-state");
+	uint64_t v;
+	int rc;
+
+	if (opt && !strcmp(opt->value, "off")) {
+		*state = -1;
+		return 0;
+	}
+	rc = fn_opt_u64(m, "serial-state", PL_SERIAL_STATE_DEFAULT, 0xff, 0,
+			&v, err);
+	*state = v;
+	return rc;
+}
+
+static int pl2303_validate(const struct gd_device *m,
+			   struct script_error *err)
+{
+	static const char *const keys[] = { "serial-state", SER_COMMON_KEYS,
+					    NULL };
+	struct pl2303_eps e;
+	int state, rc;
+
+	rc = fn_opt_only(m, keys, err) ?: ser_opts_check(m, err) ?:
+	     pl2303_serial_state_opt(m, &state, err);
+	if (rc)
+		return rc;
+	if (pl2303_find(m, &e))
+		return fn_opt_error(m, NULL, err,
+				    "needs an interface with an interrupt IN, a bulk IN and a bulk OUT endpoint (pl2303 insists on the interrupt one)");
+	return ser_ep_check_free(m, e.irq, "status endpoint", err) ?:
+	       ser_ep_check_free(m, e.in, "data IN endpoint", err) ?:
+	       ser_ep_check_free(m, e.out, "data OUT endpoint", err);
+}
+
+static void pl2303_state_init(struct pl2303 *p)
+{
+	/* 9600 baud, 1 stop bit, no parity, 8 data bits */
+	static const uint8_t def[7] = { 0x80, 0x25, 0, 0, 0, 0, 8 };
+
+	memcpy(p->line, def, sizeof(def));
+	memset(p->regs, 0, sizeof(p->regs));
+}
+
+static int pl2303_attach(struct gdev *dev)
+{
+	struct script_error err;
+	struct pl2303 *p;
+	int rc;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	if (pl2303_find(dev->model, &p->eps) ||
+	    pl2303_serial_state_opt(dev->model, &p->serial_state, &err)) {
+		/* validate() accepted the script: cannot happen */
+		free(p);
+		return -EINVAL;
+	}
+	rc = ser_port_init(&p->port, dev->model);
+	if (rc) {
+		free(p);
+		return rc;
+	}
+	pl2303_state_init(p);
+	ser_notify_init(&p->notify, p->eps.irq->wMaxPacketSize);
+	ser_urbq_init(&p->in);
+	dev->function_state = p;
+	return 0;
+}
+
+static void pl2303_detach(struct gdev *dev,
+			  void (*free_urb)(struct urb *urb))
+{
+	struct pl2303 *p = dev->function_state;
+
+	if (!p)
+		return;
+	ser_urbq_free(&p->in, free_urb);
+	ser_notify_clear(dev, &p->notify, 0, free_urb);
+	ser_port_release(dev, &p->port, free_urb);
+	free(p);
+	dev->function_state = NULL;
+}
+
+static void pl2303_reset(struct gdev *dev)
+{
+	struct pl2303 *p = dev->function_state;
+
+	if (!p)
+		return;
+	ser_urbq_flush(dev, &p->in, -ESHUTDOWN);
+	ser_notify_clear(dev, &p->notify, -ESHUTDOWN, NULL);
+	ser_port_reset(dev, &p->port);
+	pl2303_state_init(p);
+}
+
+static void pl2303_kick(struct gdev *dev, struct pl2303 *p)
+{
+	bool progress;
+	struct urb *urb;
+	size_t n;
+
+	do {
+		progress = false;
+		ser_port_pump(dev, &p->port);
+		while (p->in.head && ser_port_pending(&p->port)) {
+			urb = ser_urbq_pop(&p->in);
+			n = ser_port_take(&p->port, urb->buf, urb->length);
+			gdev_complete(dev, urb, 0, n);
+			progress = true;
+		}
+	} while (progress);
+}
+
+/*
+ * The baud rate in a line request: direct (LE32), or with bit 31 set the
+ * HX divisor pl2303_encode_baud_rate_divisor() writes,
+ * 12 MHz * 32 / (mantissa * 4^exponent), mantissa in bits 8:0 and exponent
+ * in bits 11:9.
+ */
+static uint32_t pl2303_decode_baud(const uint8_t *b)
+{
+	uint32_t mantissa, exponent;
+
+	if (!(b[3] & 0x80))
+		return b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24;
+	mantissa = b[0] | (b[1] & 1) << 8;
+	exponent = (b[1] >> 1) & 7;
+	if (!mantissa)
+		return 0;
+	return (12000000u * 32 / mantissa) >> (2 * exponent);
+}
+
+static void pl2303_set_line(struct pl2303 *p, const uint8_t *b)
+{
+	struct ser_line *l = &p->port.line;
+
+	memcpy(p->line, b, sizeof(p->line));
+	l->baud = pl2303_decode_baud(b);
+	l->stop = b[4];
+	l->parity = b[5];
+	l->data_bits = b[6];
+	ser_line_log("pl2303", l);
+}
+
+static void pl2303_set_lines(struct pl2303 *p, uint16_t wValue)
+{
+	struct ser_line *l = &p->port.line;
+	bool raised = !l->dtr && (wValue & PL_CONTROL_DTR);
+
+	l->dtr = wValue & PL_CONTROL_DTR;
+	l->rts = wValue & PL_CONTROL_RTS;
+	ser_line_log("pl2303", l);
+	if (raised && p->serial_state >= 0)
+		ser_notify_serial_state(&p->notify, 0, p->serial_state);
+}
+
+static int pl2303_vendor(struct pl2303 *p, const struct usb_setup *s,
+			 uint8_t *data, size_t len)
+{
+	bool in = s->bmRequestType & USB_DIR_IN;
+
+	switch (s->bRequest) {
+	case PL_VENDOR_RW:
+		break;
+	case PL_VENDOR_READ_N:
+		if (!in)
+			return -EPIPE;
+		break;
+	case PL_VENDOR_WRITE_N:
+		if (in)
+			return -EPIPE;
+		break;
+	default:
+		return -ENOENT;
+	}
+	if (!in) {
+		p->regs[s->wValue & 0xff] = s->wIndex & 0xff;
+		log_dbg("pl2303: [%04x] = %02x", s->wValue, s->wIndex & 0xff);
+		return 0;
+	}
+	if (!len)
+		return 0;
+	data[0] = p->regs[s->wValue & 0x7f];
+	return 1;
+}
+
+static int pl2303_control(struct gdev *dev, const struct usb_setup *s,
+			  uint8_t *data, size_t len)
+{
+	struct pl2303 *p = dev->function_state;
+	bool in = s->bmRequestType & USB_DIR_IN;
+	size_t n;
+
+	if (!p)
+		return -ENOENT;
+	if ((s->bmRequestType & USB_TYPE_MASK) == USB_TYPE_VENDOR)
+		return pl2303_vendor(p, s, data, len);
+	if ((s->bmRequestType & USB_TYPE_MASK) != USB_TYPE_CLASS)
+		return -ENOENT;
+	switch (s->bRequest) {
+	case PL_SET_LINE:
+		if (in || s->wLength != sizeof(p->line) ||
+		    len < sizeof(p->line))
+			return -EPIPE;
+		pl2303_set_line(p, data);
+		return 0;
+	case PL_GET_LINE:
+		if (!in)
+			return -EPIPE;
+		n = len < sizeof(p->line) ? len : sizeof(p->line);
+		memcpy(data, p->line, n);
+		return n;
+	case PL_SET_CONTROL:
+		if (in)
+			return -EPIPE;
+		pl2303_set_lines(p, s->wValue);
+		ser_notify_serve(dev, &p->notify);
+		return 0;
+	case PL_BREAK:
+		if (in)
+			return -EPIPE;
+		ser_line_set_break(&p->port.line, s->wValue == PL_BREAK_ON);
+		ser_line_log("pl2303", &p->port.line);
+		return 0;
+	default:
+		return -ENOENT;
+	}
+}
+
+static int pl2303_submit(struct gdev *dev, struct urb *urb)
+{
+	struct pl2303 *p = dev->function_state;
+	uint8_t addr;
+
+	if (!p)
+		return -ENOENT;
+	addr = urb->ep | (urb->dir_in ? USB_DIR_IN : 0);
+	if (addr == p->eps.out->bEndpointAddress) {
+		ser_port_submit_out(dev, &p->port, urb);
+		pl2303_kick(dev, p);
+	} else if (addr == p->eps.in->bEndpointAddress) {
+		ser_urbq_push(&p->in, urb);
+		pl2303_kick(dev, p);
+	} else if (addr == p->eps.irq->bEndpointAddress) {
+		ser_urbq_push(&p->notify.urbs, urb);
+		ser_notify_serve(dev, &p->notify);
+	} else {
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static struct urb *pl2303_unlink(struct gdev *dev, uint32_t seqnum)
+{
+	struct pl2303 *p = dev->function_state;
+	struct urb *urb;
+
+	if (!p)
+		return NULL;
+	urb = ser_urbq_remove(&p->in, seqnum);
+	if (!urb)
+		urb = ser_urbq_remove(&p->notify.urbs, seqnum);
+	if (!urb)
+		urb = ser_port_unlink(&p->port, seqnum);
+	return urb;
+}
+
+const struct gd_function_ops fn_pl2303_ops = {
+	.name = "pl2303",
+	.validate = pl2303_validate,
+	.attach = pl2303_attach,
+	.detach = pl2303_detach,
+	.control = pl2303_control,
+	.submit = pl2303_submit,
+	.unlink = pl2303_unlink,
+	.reset = pl2303_reset,
+};

@@ -1,0 +1,606 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * serial_core.c - the line, the peer and the queue toward the host that the
+ * serial device functions share.  serial_core.h has the contract.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/usb/cdc.h>
+#include <linux/usb/ch9.h>
+
+#include "function.h"
+#include "log.h"
+#include "serial_core.h"
+
+/* ---- URB queues ---- */
+
+void ser_urbq_init(struct ser_urbq *q)
+{
+	q->head = NULL;
+	q->tail = &q->head;
+}
+
+void ser_urbq_push(struct ser_urbq *q, struct urb *urb)
+{
+	urb->next = NULL;
+	*q->tail = urb;
+	q->tail = &urb->next;
+}
+
+struct urb *ser_urbq_pop(struct ser_urbq *q)
+{
+	struct urb *urb = q->head;
+
+	if (!urb)
+		return NULL;
+	q->head = urb->next;
+	if (!q->head)
+		q->tail = &q->head;
+	urb->next = NULL;
+	return urb;
+}
+
+struct urb *ser_urbq_remove(struct ser_urbq *q, uint32_t seqnum)
+{
+	struct urb **pp, *urb;
+
+	for (pp = &q->head; (urb = *pp); pp = &urb->next) {
+		if (urb->seqnum != seqnum)
+			continue;
+		*pp = urb->next;
+		if (q->tail == &urb->next)
+			q->tail = pp;
+		urb->next = NULL;
+		return urb;
+	}
+	return NULL;
+}
+
+void ser_urbq_flush(struct gdev *dev, struct ser_urbq *q, int status)
+{
+	struct urb *urb;
+
+	while ((urb = ser_urbq_pop(q)))
+		gdev_complete(dev, urb, status, 0);
+}
+
+void ser_urbq_free(struct ser_urbq *q, void (*free_urb)(struct urb *urb))
+{
+	struct urb *urb;
+
+	while ((urb = ser_urbq_pop(q)))
+		if (free_urb)
+			free_urb(urb);
+}
+
+/* ---- line ---- */
+
+void ser_line_init(struct ser_line *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->baud = 9600;
+	l->data_bits = 8;
+}
+
+void ser_line_framing(const struct ser_line *l, char *buf, size_t size)
+{
+	static const char parity[] = "NOEMS";
+	static const char *const stop[] = { "1", "1.5", "2" };
+
+	snprintf(buf, size, "%u%c%s", l->data_bits,
+		 l->parity < 5 ? parity[l->parity] : '?',
+		 l->stop < 3 ? stop[l->stop] : "?");
+}
+
+void ser_line_set_break(struct ser_line *l, bool on)
+{
+	if (on && !l->brk)
+		l->breaks++;
+	l->brk = on;
+}
+
+void ser_line_log(const char *who, const struct ser_line *l)
+{
+	char f[16];
+
+	ser_line_framing(l, f, sizeof(f));
+	log_info("%s: line %u %s, DTR %d RTS %d%s", who, l->baud, f, l->dtr,
+		 l->rts, l->brk ? ", break" : "");
+}
+
+/* ---- options ---- */
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * One "..." token of an option value at s[*pos], with the escapes of gadget
+ * script strings (the lexer accepted them already; checked again because a
+ * model can be built by other means).  Returns 0, or -EINVAL with *why.
+ */
+static int parse_qstring(const char *s, size_t *pos, uint8_t *out,
+			 size_t max, size_t *out_len, const char **why)
+{
+	/* escape letter, then the byte it stands for */
+	static const char simple[] = "\\\\\"\"''??a\ab\bf\fn\nr\rt\tv\v";
+	size_t i = *pos, n = 0;
+	const char *esc;
+	unsigned int v;
+	int k, d;
+
+	if (s[i] != '"') {
+		*why = "expected a quoted string";
+		return -EINVAL;
+	}
+	for (i++; s[i] && s[i] != '"'; ) {
+		if (n == max) {
+			*why = "string too long";
+			return -EINVAL;
+		}
+		if (s[i] != '\\') {
+			out[n++] = s[i++];
+			continue;
+		}
+		i++;
+		esc = s[i] ? strchr(simple, s[i]) : NULL;
+		if (esc && (esc - simple) % 2 == 0) {
+			v = (uint8_t)esc[1];
+			i++;
+		} else if (s[i] == 'x') {
+			i++;
+			v = 0;
+			for (k = 0; k < 2 && (d = hexval(s[i])) >= 0; k++, i++)
+				v = v * 16 + d;
+			if (!k) {
+				*why = "\\x needs a hex digit";
+				return -EINVAL;
+			}
+		} else if (s[i] >= '0' && s[i] <= '7') {
+			v = 0;
+			for (k = 0; k < 3 && s[i] >= '0' && s[i] <= '7'; k++)
+				v = v * 8 + (s[i++] - '0');
+			if (v > 0xff) {
+				*why = "octal escape above \\377";
+				return -EINVAL;
+			}
+		} else {
+			*why = "unknown escape";
+			return -EINVAL;
+		}
+		out[n++] = v;
+	}
+	if (s[i] != '"') {
+		*why = "missing closing quote";
+		return -EINVAL;
+	}
+	*pos = i + 1;
+	*out_len = n;
+	return 0;
+}
+
+/* The % templates a reply may hold: see ser_expand(). */
+static bool template_ok(const uint8_t *r, size_t len, char *bad)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (r[i] != '%')
+			continue;
+		if (i + 1 == len || !strchr("bfdrk%", r[i + 1]) || !r[i + 1]) {
+			*bad = i + 1 < len ? r[i + 1] : 0;
+			return false;
+		}
+		i++;
+	}
+	return true;
+}
+
+/* `respond "REQ" "REPLY" ...` into pairs (NULL: only check). */
+static int parse_respond(const struct gd_device *m, const struct gd_fn_opt *opt,
+			 struct ser_pair *pairs, size_t *n_pairs,
+			 struct script_error *err)
+{
+	const char *s = opt->value, *why = NULL;
+	struct ser_pair tmp, *pr;
+	size_t pos = 0, n = 0;
+	char bad;
+	int rc;
+
+	/* a lone string arrives unquoted: that is not a pair either */
+	if (s[0] != '"')
+		return fn_opt_error(m, opt, err,
+				    "respond: expected \"REQUEST\" \"REPLY\" pairs of quoted strings");
+	while (s[pos]) {
+		if (n == SER_MAX_PAIRS)
+			return fn_opt_error(m, opt, err,
+					    "respond: at most %d pairs",
+					    SER_MAX_PAIRS);
+		pr = pairs ? &pairs[n] : &tmp;
+		memset(pr, 0, sizeof(*pr));
+		rc = parse_qstring(s, &pos, pr->req, SER_MAX_REQ, &pr->req_len,
+				   &why);
+		if (rc)
+			return fn_opt_error(m, opt, err,
+					    "respond: request %zu: %s (requests are quoted strings, at most %d bytes)",
+					    n + 1, why, SER_MAX_REQ);
+		if (!pr->req_len)
+			return fn_opt_error(m, opt, err,
+					    "respond: request %zu is empty", n + 1);
+		while (s[pos] == ' ')
+			pos++;
+		if (!s[pos])
+			return fn_opt_error(m, opt, err,
+					    "respond: request %zu has no reply: give \"REQUEST\" \"REPLY\" pairs",
+					    n + 1);
+		rc = parse_qstring(s, &pos, pr->reply, SER_MAX_REPLY,
+				   &pr->reply_len, &why);
+		if (rc)
+			return fn_opt_error(m, opt, err,
+					    "respond: reply %zu: %s (replies are quoted strings, at most %d bytes)",
+					    n + 1, why, SER_MAX_REPLY);
+		if (!template_ok(pr->reply, pr->reply_len, &bad))
+			return fn_opt_error(m, opt, err,
+					    "respond: reply %zu: '%%%c' is not a template (there are %%b %%f %%d %%r %%k %%%%)",
+					    n + 1, bad ? bad : ' ');
+		while (s[pos] == ' ')
+			pos++;
+		n++;
+	}
+	if (!n)
+		return fn_opt_error(m, opt, err,
+				    "respond: expected \"REQUEST\" \"REPLY\" pairs");
+	*n_pairs = n;
+	return 0;
+}
+
+static int parse_echo(const struct gd_device *m, const struct gd_fn_opt *opt,
+		      bool *echo, struct script_error *err)
+{
+	if (!strcmp(opt->value, "on"))
+		*echo = true;
+	else if (!strcmp(opt->value, "off"))
+		*echo = false;
+	else
+		return fn_opt_error(m, opt, err, "echo: expected on or off, got '%s'",
+				    opt->value);
+	return 0;
+}
+
+int ser_opts_check(const struct gd_device *model, struct script_error *err)
+{
+	const struct gd_fn_opt *opt;
+	size_t n;
+	bool echo;
+	int rc;
+
+	opt = fn_opt(model, "echo");
+	if (opt) {
+		rc = parse_echo(model, opt, &echo, err);
+		if (rc)
+			return rc;
+	}
+	opt = fn_opt(model, "respond");
+	if (opt) {
+		rc = parse_respond(model, opt, NULL, &n, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- the port ---- */
+
+int ser_port_init(struct ser_port *p, const struct gd_device *model)
+{
+	struct script_error err;
+	const struct gd_fn_opt *opt;
+	size_t i;
+
+	memset(p, 0, sizeof(*p));
+	p->echo = true;
+	ser_line_init(&p->line);
+	ser_urbq_init(&p->out);
+	/* validate() accepted these: errors here would be a bug */
+	opt = fn_opt(model, "echo");
+	if (opt && parse_echo(model, opt, &p->echo, &err))
+		log_err("%s", err.msg);
+	opt = fn_opt(model, "respond");
+	if (opt && parse_respond(model, opt, p->pairs, &p->n_pairs, &err)) {
+		log_err("%s", err.msg);
+		p->n_pairs = 0;
+	}
+	for (i = 0; i < p->n_pairs; i++)
+		if (p->pairs[i].req_len > p->win_max)
+			p->win_max = p->pairs[i].req_len;
+	p->tx = malloc(SER_TX_CAP);
+	return p->tx ? 0 : -ENOMEM;
+}
+
+void ser_port_release(struct gdev *dev, struct ser_port *p,
+		      void (*free_urb)(struct urb *urb))
+{
+	if (free_urb)
+		ser_urbq_free(&p->out, free_urb);
+	else
+		ser_urbq_flush(dev, &p->out, -ESHUTDOWN);
+	p->out_off = 0;
+	free(p->tx);
+	p->tx = NULL;
+	p->tx_len = 0;
+	p->tx_head = 0;
+}
+
+void ser_port_reset(struct gdev *dev, struct ser_port *p)
+{
+	ser_urbq_flush(dev, &p->out, -ESHUTDOWN);
+	p->out_off = 0;
+	ser_port_purge_tx(p);
+	p->win_len = 0;
+	ser_line_init(&p->line);
+}
+
+void ser_port_purge_tx(struct ser_port *p)
+{
+	p->tx_head = 0;
+	p->tx_len = 0;
+}
+
+/* Room is checked by the caller (see ser_port_pump()). */
+static void tx_put(struct ser_port *p, const uint8_t *src, size_t n)
+{
+	if (!n)
+		return;
+	if (p->tx_head + p->tx_len + n > SER_TX_CAP) {
+		memmove(p->tx, p->tx + p->tx_head, p->tx_len);
+		p->tx_head = 0;
+	}
+	memcpy(p->tx + p->tx_head + p->tx_len, src, n);
+	p->tx_len += n;
+}
+
+size_t ser_port_inject(struct ser_port *p, const uint8_t *src, size_t n)
+{
+	if (n > SER_TX_CAP - p->tx_len)
+		n = SER_TX_CAP - p->tx_len;
+	tx_put(p, src, n);
+	return n;
+}
+
+size_t ser_port_take(struct ser_port *p, uint8_t *dst, size_t n)
+{
+	if (n > p->tx_len)
+		n = p->tx_len;
+	if (!n)
+		return 0;
+	memcpy(dst, p->tx + p->tx_head, n);
+	p->tx_head += n;
+	p->tx_len -= n;
+	if (!p->tx_len)
+		p->tx_head = 0;
+	return n;
+}
+
+/*
+ * A reply with its templates filled in: %b baud, %f framing ("8N1"),
+ * %d DTR and %r RTS (0 or 1), %k breaks so far, %% a percent sign.
+ * dst has SER_MAX_EXPAND bytes; each template gives at most 10.
+ */
+static size_t ser_expand(const struct ser_port *p, const struct ser_pair *pr,
+			 uint8_t *dst)
+{
+	const struct ser_line *l = &p->line;
+	char tmp[16];
+	size_t i, n = 0, k;
+
+	for (i = 0; i < pr->reply_len; i++) {
+		if (pr->reply[i] != '%' || i + 1 == pr->reply_len) {
+			dst[n++] = pr->reply[i];
+			continue;
+		}
+		switch (pr->reply[++i]) {
+		case 'b':
+			snprintf(tmp, sizeof(tmp), "%u", l->baud);
+			break;
+		case 'f':
+			ser_line_framing(l, tmp, sizeof(tmp));
+			break;
+		case 'd':
+			snprintf(tmp, sizeof(tmp), "%d", l->dtr);
+			break;
+		case 'r':
+			snprintf(tmp, sizeof(tmp), "%d", l->rts);
+			break;
+		case 'k':
+			snprintf(tmp, sizeof(tmp), "%u", l->breaks);
+			break;
+		default:
+			snprintf(tmp, sizeof(tmp), "%c", pr->reply[i]);
+			break;
+		}
+		k = strlen(tmp);
+		if (n + k > SER_MAX_EXPAND)	/* cannot happen: see above */
+			break;
+		memcpy(dst + n, tmp, k);
+		n += k;
+	}
+	return n;
+}
+
+/* One byte from the host: echo, then the reply whose request it ends. */
+static void feed_byte(struct ser_port *p, uint8_t c)
+{
+	uint8_t out[SER_MAX_EXPAND];
+	const struct ser_pair *pr;
+	size_t i;
+
+	p->rx_bytes++;
+	if (p->echo)
+		tx_put(p, &c, 1);
+	if (!p->n_pairs)
+		return;
+	if (p->win_len == p->win_max) {
+		memmove(p->win, p->win + 1, p->win_len - 1);
+		p->win_len--;
+	}
+	p->win[p->win_len++] = c;
+	for (i = 0; i < p->n_pairs; i++) {
+		pr = &p->pairs[i];
+		if (pr->req_len > p->win_len ||
+		    memcmp(p->win + p->win_len - pr->req_len, pr->req,
+			   pr->req_len))
+			continue;
+		tx_put(p, out, ser_expand(p, pr, out));
+		/* a request is answered once: the next starts afresh */
+		p->win_len = 0;
+		break;
+	}
+}
+
+bool ser_port_pump(struct gdev *dev, struct ser_port *p)
+{
+	/* the worst case one byte can add to the queue */
+	size_t worst = 1 + (p->n_pairs ? SER_MAX_EXPAND : 0);
+	bool progress = false;
+	struct urb *urb;
+
+	while ((urb = p->out.head)) {
+		while (p->out_off < urb->length) {
+			if (p->tx_len + worst > SER_TX_CAP)
+				return progress;	/* NAK until drained */
+			feed_byte(p, urb->buf[p->out_off++]);
+			progress = true;
+		}
+		ser_urbq_pop(&p->out);
+		p->out_off = 0;
+		gdev_complete(dev, urb, 0, urb->length);
+		progress = true;
+	}
+	return progress;
+}
+
+void ser_port_submit_out(struct gdev *dev, struct ser_port *p,
+			 struct urb *urb)
+{
+	ser_urbq_push(&p->out, urb);
+	ser_port_pump(dev, p);
+}
+
+struct urb *ser_port_unlink(struct ser_port *p, uint32_t seqnum)
+{
+	struct urb *urb;
+
+	if (p->out.head && p->out.head->seqnum == seqnum) {
+		/* the bytes taken so far stay taken: the host gave up on the
+		 * URB, as it would on a real chip mid-transfer */
+		p->out_off = 0;
+	}
+	urb = ser_urbq_remove(&p->out, seqnum);
+	return urb;
+}
+
+/* ---- notifications ---- */
+
+void ser_notify_init(struct ser_notify *nq, uint16_t mps)
+{
+	memset(nq, 0, sizeof(*nq));
+	nq->mps = mps & 0x7ff;	/* bits 12:11 are the high-bandwidth count */
+	ser_urbq_init(&nq->urbs);
+}
+
+void ser_notify_serial_state(struct ser_notify *nq, uint16_t wIndex,
+			     uint16_t state)
+{
+	uint8_t *b;
+
+	if (nq->n == SER_NOTIFY_MAX) {
+		log_warn("serial state 0x%04x dropped: %d notifications wait already",
+			 state, SER_NOTIFY_MAX);
+		return;
+	}
+	b = nq->q[(nq->first + nq->n++) % SER_NOTIFY_MAX];
+	b[0] = USB_DIR_IN | USB_TYPE_CLASS | USB_RECIP_INTERFACE;
+	b[1] = USB_CDC_NOTIFY_SERIAL_STATE;
+	b[2] = 0;			/* wValue */
+	b[3] = 0;
+	b[4] = wIndex & 0xff;		/* wIndex: the interface */
+	b[5] = wIndex >> 8;
+	b[6] = 2;			/* wLength */
+	b[7] = 0;
+	b[8] = state & 0xff;		/* UART state bitmap, little-endian */
+	b[9] = state >> 8;
+}
+
+void ser_notify_serve(struct gdev *dev, struct ser_notify *nq)
+{
+	struct urb *urb;
+	size_t n;
+
+	while (nq->n && nq->urbs.head) {
+		urb = ser_urbq_pop(&nq->urbs);
+		n = SER_NOTIFY_LEN - nq->off;
+		if (n > urb->length)
+			n = urb->length;
+		if (nq->mps && n > nq->mps)
+			n = nq->mps;
+		memcpy(urb->buf, nq->q[nq->first] + nq->off, n);
+		nq->off += n;
+		if (nq->off == SER_NOTIFY_LEN) {
+			nq->first = (nq->first + 1) % SER_NOTIFY_MAX;
+			nq->n--;
+			nq->off = 0;
+		}
+		gdev_complete(dev, urb, 0, n);
+	}
+}
+
+void ser_notify_clear(struct gdev *dev, struct ser_notify *nq, int status,
+		      void (*free_urb)(struct urb *urb))
+{
+	if (free_urb)
+		ser_urbq_free(&nq->urbs, free_urb);
+	else
+		ser_urbq_flush(dev, &nq->urbs, status);
+	nq->first = 0;
+	nq->n = 0;
+	nq->off = 0;
+}
+
+/* ---- descriptors ---- */
+
+const struct gd_endpoint *ser_alt_ep(const struct gd_alt *alt, int type,
+				     bool in)
+{
+	const struct gd_endpoint *e;
+	size_t i;
+
+	for (i = 0; i < alt->n_eps; i++) {
+		e = &alt->eps[i];
+		if ((e->bmAttributes & USB_ENDPOINT_XFERTYPE_MASK) == type &&
+		    !!(e->bEndpointAddress & USB_DIR_IN) == in)
+			return e;
+	}
+	return NULL;
+}
+
+int ser_ep_check_free(const struct gd_device *model,
+		      const struct gd_endpoint *ep, const char *what,
+		      struct script_error *err)
+{
+	if (ep->beh.mode == GD_EP_DEFAULT && !ep->beh.delay_ms &&
+	    !ep->beh.stall_nth)
+		return 0;
+	return fn_opt_error(model, NULL, err,
+			    "endpoint 0x%02x (line %d) is the %s, which the function serves: remove its behaviour, delay and stall-nth",
+			    ep->bEndpointAddress, ep->line, what);
+}

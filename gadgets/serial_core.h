@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * serial_core.h - what the serial device functions share (fn_acm.c,
+ * fn_ftdi.c, fn_pl2303.c): the line settings the host made, the peer at the
+ * far end of the line, and the bytes on their way to the host.
+ *
+ * Each function decodes its own chip's requests into a struct ser_line and
+ * frames the data its driver expects; the bytes themselves go through a
+ * struct ser_port:
+ *
+ *   bulk OUT URBs --ser_port_submit_out()--> peer --> tx queue
+ *   tx queue --ser_port_take()--> bulk IN URBs (framed by the function)
+ *
+ * The peer echoes every byte (option `echo on`, the default) and answers
+ * scripted requests (option `respond "REQ" "REPLY" ...`): when the bytes
+ * received so far end with REQ, REPLY is queued after the echo, its %
+ * templates filled in from the line settings (docs/gadget-format.md,
+ * "Serial functions: common options").
+ *
+ * Back-pressure: an OUT URB is consumed byte by byte while the tx queue has
+ * room for the worst case of one more byte (its echo plus the longest
+ * reply); the rest waits and the URB stays pending (a NAK) until IN URBs
+ * drain the queue.  So the queue never exceeds SER_TX_CAP.
+ */
+#ifndef USBRIG_SERIAL_CORE_H
+#define USBRIG_SERIAL_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device.h"
+#include "model.h"
+#include "script.h"
+
+#define SER_MAX_PAIRS	16	/* respond pairs */
+#define SER_MAX_REQ	64	/* bytes of one request */
+#define SER_MAX_REPLY	256	/* bytes of one reply, as written */
+#define SER_MAX_EXPAND	(SER_MAX_REPLY * 5)	/* a 2-byte %x gives <= 10 */
+#define SER_TX_CAP	(64 * 1024)	/* bytes queued toward the host */
+
+/* ---- URB queues a function holds (pending = NAK) ---- */
+struct ser_urbq {
+	struct urb *head;
+	struct urb **tail;
+};
+
+void ser_urbq_init(struct ser_urbq *q);
+void ser_urbq_push(struct ser_urbq *q, struct urb *urb);
+struct urb *ser_urbq_pop(struct ser_urbq *q);
+/* The URB with that seqnum, taken out of the queue, or NULL. */
+struct urb *ser_urbq_remove(struct ser_urbq *q, uint32_t seqnum);
+/* Complete every queued URB with status (reset) / free it (detach). */
+void ser_urbq_flush(struct gdev *dev, struct ser_urbq *q, int status);
+void ser_urbq_free(struct ser_urbq *q, void (*free_urb)(struct urb *urb));
+
+/* ---- line settings, as the host set them ---- */
+struct ser_line {
+	uint32_t baud;		/* bits per second, as the chip would run */
+	uint8_t data_bits;	/* 5..8 (16 for CDC is kept as given) */
+	uint8_t parity;		/* CDC codes: 0 N, 1 O, 2 E, 3 M, 4 S */
+	uint8_t stop;		/* CDC codes: 0 = 1, 1 = 1.5, 2 = 2 stop bits */
+	bool dtr;
+	bool rts;
+	bool brk;		/* break is on */
+	uint32_t breaks;	/* breaks started since attach */
+};
+
+/* 9600 8N1, DTR and RTS low */
+void ser_line_init(struct ser_line *l);
+/* "8N1", "7E2", "8N1.5": at least 8 bytes */
+void ser_line_framing(const struct ser_line *l, char *buf, size_t size);
+/* Turn break on or off (counts the starts). */
+void ser_line_set_break(struct ser_line *l, bool on);
+
+/* ---- the peer and the queue toward the host ---- */
+struct ser_pair {
+	uint8_t req[SER_MAX_REQ];
+	size_t req_len;
+	uint8_t reply[SER_MAX_REPLY];
+	size_t reply_len;
+};
+
+struct ser_port {
+	bool echo;
+	struct ser_pair pairs[SER_MAX_PAIRS];
+	size_t n_pairs;
+	size_t win_max;			/* longest request */
+	uint8_t win[SER_MAX_REQ];	/* the last bytes received */
+	size_t win_len;
+
+	struct ser_line line;
+
+	uint8_t *tx;			/* SER_TX_CAP bytes */
+	size_t tx_head;			/* data is tx[tx_head..+tx_len) */
+	size_t tx_len;
+
+	struct ser_urbq out;		/* bulk OUT URBs not fully consumed */
+	size_t out_off;			/* bytes of out.head consumed */
+	uint64_t rx_bytes;		/* received from the host */
+};
+
+/* The keys every serial function takes (for fn_opt_only). */
+#define SER_COMMON_KEYS "echo", "respond"
+
+/* validate: check `echo` and `respond`. */
+int ser_opts_check(const struct gd_device *model, struct script_error *err);
+
+/* attach: allocate the queue and read the options (already validated).
+ * 0 or -ENOMEM. */
+int ser_port_init(struct ser_port *p, const struct gd_device *model);
+/* Free the queue and every URB held (detach), or complete them (reset:
+ * status -ESHUTDOWN) when free_urb is NULL. */
+void ser_port_release(struct gdev *dev, struct ser_port *p,
+		      void (*free_urb)(struct urb *urb));
+/* Line and queues back to their state after attach (configuration
+ * change); held URBs complete with -ESHUTDOWN. */
+void ser_port_reset(struct gdev *dev, struct ser_port *p);
+
+/* Drop what waits for the host (a chip's "purge RX"). */
+void ser_port_purge_tx(struct ser_port *p);
+
+/* Queue a bulk OUT URB and consume what fits. */
+void ser_port_submit_out(struct gdev *dev, struct ser_port *p,
+			 struct urb *urb);
+/* Consume queued OUT data while it fits; true if any URB completed or any
+ * byte was taken. */
+bool ser_port_pump(struct gdev *dev, struct ser_port *p);
+/* Bytes waiting for the host. */
+static inline size_t ser_port_pending(const struct ser_port *p)
+{
+	return p->tx_len;
+}
+/* Move up to n bytes toward the host into dst; returns how many. */
+size_t ser_port_take(struct ser_port *p, uint8_t *dst, size_t n);
+/* Queue bytes toward the host as if the far end sent them (for tests and
+ * functions that inject data); returns how many fit. */
+size_t ser_port_inject(struct ser_port *p, const uint8_t *src, size_t n);
+/* Take the OUT URB with that seqnum back, or NULL. */
+struct urb *ser_port_unlink(struct ser_port *p, uint32_t seqnum);
+
+/* ---- CDC SERIAL_STATE notifications on an interrupt IN endpoint ---- */
+#define SER_NOTIFY_LEN	10	/* 8-byte header + 2-byte UART state */
+#define SER_NOTIFY_MAX	8	/* queued; more are dropped (logged) */
+
+struct ser_notify {
+	uint8_t q[SER_NOTIFY_MAX][SER_NOTIFY_LEN];
+	size_t first, n;
+	size_t off;			/* bytes of q[first] already sent */
+	uint16_t mps;			/* the endpoint's wMaxPacketSize */
+	struct ser_urbq urbs;		/* interrupt IN URBs waiting */
+};
+
+void ser_notify_init(struct ser_notify *nq, uint16_t mps);
+/* Queue SERIAL_STATE (CDC PSTN 6.5.4) for interface wIndex. */
+void ser_notify_serial_state(struct ser_notify *nq, uint16_t wIndex,
+			     uint16_t state);
+/* Answer waiting URBs: each gets at most one packet of one notification
+ * (a longer one continues in the next URB, as cdc-acm reassembles). */
+void ser_notify_serve(struct gdev *dev, struct ser_notify *nq);
+/* Drop the queued notifications; URBs complete with status (reset) or
+ * are freed (free_urb, detach). */
+void ser_notify_clear(struct gdev *dev, struct ser_notify *nq, int status,
+		      void (*free_urb)(struct urb *urb));
+
+/* Log the line settings once they changed ("<who>: line 38400 8N1"). */
+void ser_line_log(const char *who, const struct ser_line *l);
+
+/* ---- descriptor lookups for validate/attach ---- */
+/* The first endpoint of alt with that transfer type and direction. */
+const struct gd_endpoint *ser_alt_ep(const struct gd_alt *alt, int type,
+				     bool in);
+/* Reject an endpoint the function serves that also has a script behaviour
+ * (the function would silently take it over). */
+int ser_ep_check_free(const struct gd_device *model,
+		      const struct gd_endpoint *ep, const char *what,
+		      struct script_error *err);
+
+#endif /* USBRIG_SERIAL_CORE_H */
