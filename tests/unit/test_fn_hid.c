@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_fn_hid.c - the hid device function in process: a script parsed
+ * from text, the device runtime on a real event_base, and a fake host
+ * that records completions.  Checks the class requests usbhid and the
+ * HID spec use, and that interrupt IN reports come as scheduled while an
+ * idle endpoint stays pending (NAK).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include <cmocka.h>
+#include <event2/event.h>
+#include <linux/usb/ch9.h>
+
+#include "device.h"
+#include "function.h"
+#include "script.h"
+
+struct fx {
+	struct event_base *base;
+	struct gd_device *m;
+	struct gdev *dev;
+	struct gdev_host host;
+	struct urb *done[256];
+	size_t n_done;
+};
+
+static uint32_t next_seq = 1;
+
+static void urb_free(struct urb *urb)
+{
+	if (!urb)
+		return;
+	free(urb->buf);
+	free(urb);
+}
+
+static void fh_complete(void *ctx, struct urb *urb)
+{
+	struct fx *fx = ctx;
+
+	/* the server frees an URB once completed: an OUT URB's data must
+	 * not be read after that (poisoned here, not freed) */
+	if (!urb->dir_in)
+		memset(urb->buf, 0xa5, urb->length);
+	assert_true(fx->n_done < 256);
+	fx->done[fx->n_done++] = urb;
+}
+
+/* a boot keyboard (protocol 1) or mouse (2), HID descriptor for LEN */
+static const char script_fmt[] =
+	"device {\n"
+	"  idVendor 0x1209; idProduct 0x0041\n"
+	"  config { interface {\n"
+	"    bInterfaceClass 3; bInterfaceSubClass 1; bInterfaceProtocol %d\n"
+	"    raw 09 21 11 01 00 01 22 %02x 00\n"
+	"    endpoint { bEndpointAddress 0x81; type interrupt; wMaxPacketSize 8 }\n"
+	"    %s\n"
+	"  } }\n"
+	"  function hid {\n%s  }\n"
+	"}\n";
+
+static int parse(int proto, int rlen, const char *extra_ep,
+		 const char *opts, struct gd_device **m,
+		 struct script_error *err)
+{
+	char text[4096];
+
+	snprintf(text, sizeof(text), script_fmt, proto, rlen, extra_ep, opts);
+	return script_parse("t.gadget", text, strlen(text), m, err);
+}
+
+static void start(struct fx *fx, int proto, int rlen, const char *extra_ep,
+		  const char *opts)
+{
+	struct script_error err;
+
+	if (parse(proto, rlen, extra_ep, opts, &fx->m, &err))
+		fail_msg("%s", err.msg);
+	fx->dev = gdev_new(fx->m, fx->base);
+	assert_non_null(fx->dev);
+	assert_int_equal(gdev_attach(fx->dev, &fx->host, fx), 0);
+	assert_int_equal(gdev_set_config(fx->dev, 1), 0);
+}
+
+static int setup(void **state)
+{
+	struct fx *fx = calloc(1, sizeof(*fx));
+
+	if (!fx)
+		return -1;
+	fx->base = event_base_new();
+	fx->host.complete = fh_complete;
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *fx = *state;
+	size_t i;
+
+	if (fx->dev) {
+		gdev_detach(fx->dev, urb_free);
+		gdev_free(fx->dev);
+	}
+	gd_model_free(fx->m);
+	for (i = 0; i < fx->n_done; i++)
+		urb_free(fx->done[i]);
+	event_base_free(fx->base);
+	free(fx);
+	return 0;
+}
+
+static struct urb *urb_new(uint8_t addr, uint32_t len)
+{
+	struct urb *urb = calloc(1, sizeof(*urb));
+
+	assert_non_null(urb);
+	urb->seqnum = next_seq++;
+	urb->ep = addr & 0x0f;
+	urb->dir_in = addr & USB_DIR_IN;
+	urb->length = len;
+	urb->buf = calloc(1, len ? len : 1);
+	assert_non_null(urb->buf);
+	return urb;
+}
+
+static bool is_done(const struct fx *fx, const struct urb *urb)
+{
+	size_t i;
+
+	for (i = 0; i < fx->n_done; i++)
+		if (fx->done[i] == urb)
+			return true;
+	return false;
+}
+
+static struct urb *submit(struct fx *fx, struct urb *urb)
+{
+	gdev_submit(fx->dev, urb);
+	return urb;
+}
+
+static struct urb *ctrl(struct fx *fx, uint8_t type, uint8_t req,
+			uint16_t value, uint16_t index, uint16_t wlength,
+			const void *out)
+{
+	struct urb *urb = urb_new(type & USB_DIR_IN, wlength);
+	struct usb_setup s = { type, req, value, index, wlength };
+
+	usb_setup_pack(&s, urb->setup);
+	if (out)
+		memcpy(urb->buf, out, wlength);
+	return submit(fx, urb);
+}
+
+static long ms_since(const struct timeval *t0)
+{
+	struct timeval now;
+
+	gettimeofday(&now, NULL);
+	return (now.tv_sec - t0->tv_sec) * 1000 +
+	       (now.tv_usec - t0->tv_usec) / 1000;
+}
+
+/* Run the loop until urb completes; fail after 2 s. */
+static void wait_done(struct fx *fx, const struct urb *urb)
+{
+	struct timeval t0;
+
+	gettimeofday(&t0, NULL);
+	while (!is_done(fx, urb)) {
+		event_base_loop(fx->base, EVLOOP_ONCE);
+		assert_true(ms_since(&t0) < 2000);
+	}
+}
+
+/* Run the loop for ms. */
+static void run_for(struct fx *fx, int ms)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+	event_base_loopexit(fx->base, &tv);
+	event_base_dispatch(fx->base);
+}
+
+/* ---- tests ---- */
+
+static void test_validate(void **state)
+{
+	static const struct {
+		int proto, rlen;
+		const char *opts, *msg;
+	} bad[] = {
+		{ 1, 0x40, "", "must announce the 63-byte" },
+		{ 0, 0x3f, "", "neither a boot keyboard" },
+		{ 1, 0x3f, "    type \"a\" b\n", "expected a quoted string" },
+		{ 1, 0x3f, "    type \"\\q\"\n", "unknown escape" },
+		{ 1, 0x3f, "    type \"\\x80\"\n", "no key for" },
+		{ 2, 0x32, "    type \"a\"\n", "needs the built-in keyboard" },
+		{ 2, 0x32, "    move 1\n", "expected DX DY" },
+		{ 2, 0x32, "    move 200 0\n", "-127..127" },
+		{ 1, 0x3f, "    reports 00 01 02 03 04 05 06 07 08\n", "does not fit" },
+		{ 1, 0x3f, "    reports wait 5\n", "a wait after the last" },
+		{ 1, 0x3f, "    reports 0g\n", "is not a byte" },
+		{ 1, 0x3f, "    type a; reports 00\n", "only one of" },
+		{ 1, 0x3f, "    start later\n", "expected first-in" },
+		{ 1, 0x3f, "    interface 2\n", "no interface 2" },
+		{ 1, 0x05, "    report-descriptor 05 01 09 06\n", "4-byte report" },
+	};
+	struct script_error err;
+	struct gd_device *m;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(parse(bad[i].proto, bad[i].rlen, "",
+				       bad[i].opts, &m, &err), -EINVAL);
+		if (!strstr(err.msg, bad[i].msg))
+			fail_msg("case %zu: '%s' lacks '%s'", i, err.msg,
+				 bad[i].msg);
+	}
+	assert_int_equal(parse(0, 4, "", "    kind other; report-descriptor 05 01 0x9 0x06\n",
+			       &m, &err), 0);
+	gd_model_free(m);
+}
+
+static void test_class_requests(void **state)
+{
+	static const uint8_t leds = 0x03;
+	struct fx *fx = *state;
+	struct urb *u;
+
+	start(fx, 1, 0x3f, "", "");
+	/* the report descriptor: the boot keyboard's 63 bytes, cut */
+	u = ctrl(fx, 0x81, USB_REQ_GET_DESCRIPTOR, 0x2200, 0, 0x3f, NULL);
+	assert_int_equal(u->status, 0);
+	assert_int_equal(u->actual_length, 63);
+	assert_memory_equal(u->buf, "\x05\x01\x09\x06\xa1\x01", 6);
+	assert_int_equal(u->buf[62], 0xc0);
+	u = ctrl(fx, 0x81, USB_REQ_GET_DESCRIPTOR, 0x2200, 0, 9, NULL);
+	assert_int_equal(u->actual_length, 9);
+	u = ctrl(fx, 0x81, USB_REQ_GET_DESCRIPTOR, 0x2100, 0, 64, NULL);
+	assert_int_equal(u->actual_length, 9);
+	assert_memory_equal(u->buf, "\x09\x21\x11\x01\x00\x01\x22\x3f\x00", 9);
+	u = ctrl(fx, 0x81, USB_REQ_GET_DESCRIPTOR, 0x2200, 1, 64, NULL);
+	assert_int_equal(u->status, -EPIPE);	/* no interface 1 */
+
+	/* idle: keyboard default 500 ms (125), per report ID */
+	u = ctrl(fx, 0xa1, 0x02, 0x0000, 0, 1, NULL);
+	assert_int_equal(u->buf[0], 125);
+	ctrl(fx, 0x21, 0x0a, 0x0000, 0, 0, NULL);	/* SET_IDLE 0, all */
+	ctrl(fx, 0x21, 0x0a, 0x0a02, 0, 0, NULL);	/* 40 ms, report 2 */
+	u = ctrl(fx, 0xa1, 0x02, 0x0000, 0, 1, NULL);
+	assert_int_equal(u->buf[0], 0);
+	u = ctrl(fx, 0xa1, 0x02, 0x0002, 0, 1, NULL);
+	assert_int_equal(u->buf[0], 0x0a);
+
+	/* protocol: report after reset, boot when set */
+	u = ctrl(fx, 0xa1, 0x03, 0, 0, 1, NULL);
+	assert_int_equal(u->buf[0], 1);
+	u = ctrl(fx, 0x21, 0x0b, 0, 0, 0, NULL);
+	assert_int_equal(u->status, 0);
+	u = ctrl(fx, 0xa1, 0x03, 0, 0, 1, NULL);
+	assert_int_equal(u->buf[0], 0);
+	u = ctrl(fx, 0x21, 0x0b, 2, 0, 0, NULL);
+	assert_int_equal(u->status, -EPIPE);
+
+	/* LEDs: SET_REPORT(output) stored, GET_REPORT(output) returns it */
+	u = ctrl(fx, 0xa1, 0x01, 0x0200, 0, 1, NULL);
+	assert_int_equal(u->actual_length, 1);
+	assert_int_equal(u->buf[0], 0);
+	u = ctrl(fx, 0x21, 0x09, 0x0200, 0, 1, &leds);
+	assert_int_equal(u->status, 0);
+	assert_int_equal(u->actual_length, 1);
+	u = ctrl(fx, 0xa1, 0x01, 0x0200, 0, 1, NULL);
+	assert_int_equal(u->buf[0], 0x03);
+	/* input report before any: zeros of the boot report's 8 bytes */
+	u = ctrl(fx, 0xa1, 0x01, 0x0100, 0, 64, NULL);
+	assert_int_equal(u->actual_length, 8);
+	/* feature reports: none */
+	u = ctrl(fx, 0xa1, 0x01, 0x0300, 0, 8, NULL);
+	assert_int_equal(u->status, -EPIPE);
+	u = ctrl(fx, 0x21, 0x09, 0x0300, 0, 1, &leds);
+	assert_int_equal(u->status, -EPIPE);
+}
+
+/* type "aB": press/release pairs, Shift for B; NAK when done */
+static void test_type_schedule(void **state)
+{
+	static const uint8_t want[4][8] = {
+		{ 0, 0, 0x04 }, { 0 }, { 0x02, 0, 0x05 }, { 0 },
+	};
+	struct fx *fx = *state;
+	struct urb *u[5];
+	struct timeval t0;
+	int i;
+
+	start(fx, 1, 0x3f, "", "    type \"aB\"; delay 50; interval 10\n");
+	gettimeofday(&t0, NULL);
+	u[0] = submit(fx, urb_new(0x81, 8));
+	assert_false(is_done(fx, u[0]));	/* pending: the start delay */
+	wait_done(fx, u[0]);
+	assert_true(ms_since(&t0) >= 45);
+	for (i = 0; i < 4; i++) {
+		if (i)
+			u[i] = submit(fx, urb_new(0x81, 8));
+		wait_done(fx, u[i]);
+		assert_int_equal(u[i]->status, 0);
+		assert_int_equal(u[i]->actual_length, 8);
+		assert_memory_equal(u[i]->buf, want[i], 8);
+	}
+	/* the last input report is what GET_REPORT(input) says */
+	u[4] = ctrl(fx, 0xa1, 0x01, 0x0100, 0, 8, NULL);
+	assert_memory_equal(u[4]->buf, want[3], 8);
+	/* idle: never answered with zero bytes, stays pending */
+	u[4] = submit(fx, urb_new(0x81, 8));
+	run_for(fx, 100);
+	assert_false(is_done(fx, u[4]));
+	assert_ptr_equal(gdev_unlink(fx->dev, u[4]->seqnum), u[4]);
+	urb_free(u[4]);
+}
+
+/* Reports that come due without an URB wait for one; repeat starts over;
+ * a URB shorter than the report gets only its length. */
+static void test_reports_wait_and_repeat(void **state)
+{
+	struct fx *fx = *state;
+	struct urb *u;
+	int i;
+
+	start(fx, 1, 0x3f, "",
+	      "    reports 01 02 03, wait 0, 04, 05 06\n"
+	      "    start attach; delay 0; interval 0; repeat 30\n");
+	run_for(fx, 20);			/* due, no URB yet */
+	u = submit(fx, urb_new(0x81, 2));	/* shorter than the report */
+	assert_true(is_done(fx, u));
+	assert_int_equal(u->actual_length, 2);
+	assert_memory_equal(u->buf, "\x01\x02", 2);
+	for (i = 0; i < 3; i++) {
+		if (i) {
+			/* the next round comes 30 ms after the last report */
+			u = submit(fx, urb_new(0x81, 8));
+			assert_false(is_done(fx, u));
+			wait_done(fx, u);
+			assert_int_equal(u->actual_length, 3);
+			assert_memory_equal(u->buf, "\x01\x02\x03", 3);
+		}
+		u = submit(fx, urb_new(0x81, 8));
+		assert_true(is_done(fx, u));
+		assert_int_equal(u->actual_length, 1);
+		assert_int_equal(u->buf[0], 0x04);
+		u = submit(fx, urb_new(0x81, 8));
+		assert_true(is_done(fx, u));
+		assert_int_equal(u->actual_length, 2);
+		assert_memory_equal(u->buf, "\x05\x06", 2);
+	}
+}
+
+/* start set-idle: nothing before SET_IDLE; the mouse's move reports */
+static void test_mouse_set_idle_start(void **state)
+{
+	struct fx *fx = *state;
+	struct urb *u;
+
+	start(fx, 2, 0x32, "", "    move -3 4 1; start set-idle; delay 0\n");
+	u = submit(fx, urb_new(0x81, 4));
+	run_for(fx, 30);
+	assert_false(is_done(fx, u));
+	ctrl(fx, 0x21, 0x0a, 0, 0, 0, NULL);
+	assert_true(is_done(fx, u));
+	assert_int_equal(u->actual_length, 3);
+	assert_memory_equal(u->buf, "\x01\xfd\x04", 3);
+}
+
+/* an interrupt OUT endpoint takes output reports (LEDs) */
+static void test_interrupt_out(void **state)
+{
+	struct fx *fx = *state;
+	struct urb *u;
+
+	start(fx, 1, 0x3f,
+	      "endpoint { bEndpointAddress 0x02; type interrupt; wMaxPacketSize 8 }",
+	      "");
+	u = urb_new(0x02, 1);
+	u->buf[0] = 0x04;
+	submit(fx, u);
+	assert_true(is_done(fx, u));
+	assert_int_equal(u->actual_length, 1);
+	u = ctrl(fx, 0xa1, 0x01, 0x0200, 0, 1, NULL);
+	assert_int_equal(u->buf[0], 0x04);
+}
+
+/* a custom descriptor with report IDs: GET_REPORT(input) per ID */
+static void test_report_ids(void **state)
+{
+	struct fx *fx = *state;
+	struct urb *u;
+
+	start(fx, 0, 4, "",
+	      "    report-descriptor 05 01 09 06\n"
+	      "    reports 02 11 22, 03 44; start attach; delay 0\n");
+	u = ctrl(fx, 0xa1, 0x01, 0x0103, 0, 8, NULL);
+	assert_int_equal(u->status, 0);
+	assert_int_equal(u->actual_length, 2);
+	assert_memory_equal(u->buf, "\x03\x00", 2);
+	u = ctrl(fx, 0xa1, 0x01, 0x0105, 0, 8, NULL);
+	assert_int_equal(u->status, -EPIPE);
+	u = submit(fx, urb_new(0x81, 8));
+	assert_int_equal(u->actual_length, 3);
+	u = ctrl(fx, 0xa1, 0x01, 0x0102, 0, 8, NULL);
+	assert_int_equal(u->actual_length, 3);
+	assert_memory_equal(u->buf, "\x02\x11\x22", 3);
+}
+
+/* SET_CONFIGURATION fails held URBs with -ESHUTDOWN */
+static void test_reset_fails_held(void **state)
+{
+	struct fx *fx = *state;
+	struct urb *u;
+
+	start(fx, 1, 0x3f, "", "");
+	u = submit(fx, urb_new(0x81, 8));
+	assert_false(is_done(fx, u));
+	assert_int_equal(gdev_set_config(fx->dev, 1), 0);
+	assert_true(is_done(fx, u));
+	assert_int_equal(u->status, -ESHUTDOWN);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+		T(test_validate),
+		T(test_class_requests),
+		T(test_type_schedule),
+		T(test_reports_wait_and_repeat),
+		T(test_mouse_set_idle_start),
+		T(test_interrupt_out),
+		T(test_report_ids),
+		T(test_reset_fails_held),
+#undef T
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
