@@ -34,7 +34,7 @@ ALL_CFLAGS = $(WARN) $(CFLAGS) -MMD -MP -Igadgets $(EVENT_CFLAGS)
 # Debian packages: build, test, and the guest (kernel, busybox, usbip tools)
 DEB_PACKAGES := gcc make pkg-config libevent-dev libcmocka-dev \
 	libusb-1.0-0-dev usbip usb.ids usbutils qemu-system-x86 \
-	linux-image-amd64 busybox-static kmod cpio socat
+	linux-image-amd64 busybox-static kmod cpio socat linux-source-6.1
 
 # ---- gadgets/: the server library and usbrig-gadget ----
 GADGET_SRCS := $(filter-out gadgets/main.c,$(wildcard gadgets/*.c))
@@ -154,7 +154,7 @@ DEMO_SCENARIOS := $(wildcard tests/demo/*.scenario)
 VM_BINS := $(HOST_BIN) $(AGENT_BIN) $(GADGET_BIN)
 USBRIG_FLAGS ?=
 
-check-vm: $(VM_BINS)
+check-vm: $(VM_BINS) $(BUILD)/tools/testusb
 	$(HOST_BIN) $(USBRIG_FLAGS) --junit $(BUILD)/check-vm.xml $(SCENARIOS)
 
 demo: deps
@@ -185,3 +185,44 @@ kernel:
 
 kernel-kasan:
 	@$(MAKE) --no-print-directory kernel KERNEL_FLAVOUR=kasan
+
+# ---- kernel test tools ----
+# testusb, the user side of the kernel's usbtest driver, built at test time
+# from Debian's linux-source-6.1 (never committed).  Static, so the guest
+# needs no libraries for it; scenarios put it in the guest with
+# `file ${build}/tools/testusb /usr/bin/testusb` (${build} is $(BUILD)).
+LINUX_SOURCE_TAR ?= /usr/src/linux-source-6.1.tar.xz
+
+$(BUILD)/tools/testusb.c: $(LINUX_SOURCE_TAR)
+	@mkdir -p $(dir $@)
+	tar -xJOf $< linux-source-6.1/tools/usb/testusb.c >$@.tmp
+	mv $@.tmp $@
+
+$(BUILD)/tools/testusb: $(BUILD)/tools/testusb.c
+	$(CC) -O2 -static -pthread -o $@ $<
+
+# bench-zero: testusb bulk and scatter-gather throughput of usbrig's
+# Gadget Zero against the kernel's own export path (dummy_hcd + configfs
+# SourceSink + usbip-host + usbipd) side by side in one guest boot
+# (tests/bench/zero-vs-kernel.scenario, tests/tools/bench-zero.sh); then
+# once more with usbrig's gadget served from the host (--gadget-on-host).
+# `make bench` prints it first.
+BENCH_ZERO := tests/bench/zero-vs-kernel.scenario
+
+.PHONY: bench-zero
+bench: bench-zero
+
+bench-zero: $(VM_BINS) $(BUILD)/tools/testusb
+	@for mode in guest host; do \
+		flags=; [ $$mode = host ] && flags=--gadget-on-host; \
+		out=$(BUILD)/bench-zero-$$mode.ktap; \
+		$(HOST_BIN) $(USBRIG_FLAGS) $$flags $(BENCH_ZERO) >$$out \
+			2>$$out.log; \
+		st=$$?; \
+		sed 's/\\n/\n/g' $$out | grep '^bench-zero: ' | awk '!seen[$$0]++' | \
+			sed "s/^bench-zero: /bench-zero (gadget on $$mode): /"; \
+		if [ $$st -ne 0 ]; then \
+			tail -5 $$out.log; \
+			echo "bench-zero: the $$mode run failed, see $$out"; exit 1; \
+		fi; \
+	done

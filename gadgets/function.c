@@ -9,10 +9,22 @@
 #include "function.h"
 
 extern const struct gd_function_ops fn_null_ops;
+extern const struct gd_function_ops fn_hid_ops;
+extern const struct gd_function_ops fn_msc_ops;
+extern const struct gd_function_ops fn_acm_ops;
+extern const struct gd_function_ops fn_ftdi_ops;
+extern const struct gd_function_ops fn_pl2303_ops;
+extern const struct gd_function_ops fn_zero_ops;
 
 /* Every built-in function; a new one is added here and in its own file. */
 const struct gd_function_ops *const gd_functions[] = {
 	&fn_null_ops,
+	&fn_hid_ops,
+	&fn_msc_ops,
+	&fn_acm_ops,
+	&fn_ftdi_ops,
+	&fn_pl2303_ops,
+	&fn_zero_ops,
 	NULL,
 };
 

@@ -81,6 +81,47 @@ void ev_describe(const char *name, char *buf, size_t size);
 void ev_kmsg_tail(const char *needle, size_t max_lines, char *buf,
 		  size_t size);
 
+/* ---- trace.c: the usb_core trace events (patched kernel) ---- */
+enum tr_event { TR_PROBE, TR_UNBIND, TR_DYNID_ADD, TR_DYNID_REMOVE };
+
+struct tr_rec {
+	uint64_t t_us;		/* the event's time (trace clock mono) */
+	enum tr_event event;
+	char intf[32];		/* probe, unbind: "3-1:1.0" */
+	char driver[64];
+	char id[8];		/* probe: dynamic, static or none */
+	unsigned int match_flags, vid, pid, cls;	/* of that id */
+	int ret;		/* probe: what the driver core got back */
+	long long usecs;	/* probe: how long it took */
+	unsigned long long driver_info;	/* dynid */
+	char *text;		/* "usb_probe_interface: intf=..." */
+};
+
+struct trace {
+	bool on;		/* the four events enabled, trace_pipe open */
+	int fd;			/* trace_pipe, -1 when off */
+	char why[256];		/* when off: why */
+	struct tr_rec *rec;	/* this scenario's records, in order */
+	size_t n, cap;
+	unsigned long dropped;
+	char part[1024];	/* a line not complete yet */
+	size_t part_len;
+};
+
+extern struct trace tr;
+
+/* Mount tracefs if needed, enable the usb_core events.  0 (tr.on), or -1
+ * with tr.why filled: the kernel has no such events (stock kernel). */
+int trace_init(void);
+/* Read what trace_pipe has (ev_pump calls it). */
+void trace_drain(void);
+/* Forget records older than this scenario (ev_mark_scenario calls it). */
+void trace_mark_scenario(void);
+/* The last records about intf and/or driver (NULL: any), for fail texts. */
+void trace_describe(const char *intf, const char *driver, char *buf,
+		    size_t size);
+const char *tr_event_name(enum tr_event e);
+
 /* ---- proc.c: child processes ---- */
 struct proc_res {
 	int status;		/* exit status, 128+sig, or -1: timeout */

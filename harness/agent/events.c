@@ -223,6 +223,9 @@ void ev_pump(int timeout_ms)
 		poll(p, 2, timeout_ms);
 	uev_drain();
 	kmsg_drain();
+	/* after the uevents: a probe's trace record precedes its bind
+	 * uevent, so a bind seen here has its record read too */
+	trace_drain();
 	if (cur && cur->server)
 		usb_server_check(cur);
 }
@@ -240,6 +243,7 @@ void ev_mark_scenario(void)
 	ev.uev_mark = 0;
 	ev.kmsg_mark = 0;
 	ev.uev_dropped = 0;
+	trace_mark_scenario();
 }
 
 void ev_describe(const char *name, char *buf, size_t size)

@@ -38,6 +38,8 @@
 static int out_fd = 1;
 /* --gadget-on-host: the basenames the host server exports, in busid order */
 static char remote_gadgets[2048];
+/* the plan's `kernel patched`: the host booted the kernel of kernel-patch/ */
+static bool host_says_patched;
 
 void strfmt(char *buf, size_t size, const char *fmt, ...)
 {
@@ -312,15 +314,18 @@ static const char *server_exit(const struct scenario_ctx *s, char *buf,
 
 /*
  * Run one scenario: lines[0] is its `scenario` line, lines[n-1] its `end`.
- * Steps after a failure are skipped; cleanup always runs.
+ * Steps after a failure are skipped; cleanup always runs.  `require
+ * patched` skips every step, with the reason, on a kernel without the
+ * usb_core trace events, or fails the scenario when the host booted the
+ * patched kernel (then the events missing is a bug, not a reason).
  */
 static void run_scenario(char **lines, int nl)
 {
 	struct plan_tok t[PLAN_TOKENS_MAX];
 	char copy[PLAN_LINE_MAX + 1];
 	struct scenario_ctx *s;
-	char saw[AG_TEXT_MAX];
-	bool failed = false;
+	char saw[AG_TEXT_MAX], skip_why[AG_TEXT_MAX] = "";
+	bool failed = false, need_patched = false;
 	unsigned long to = 60000;
 	int n, i;
 
@@ -353,11 +358,25 @@ static void run_scenario(char **lines, int nl)
 			       remote_gadgets[0] ? remote_busid(g->script) :
 			       s->n_gadgets);
 			g->port = -1;
+		} else if (n == 2 && !strcmp(t[0].s, "require") &&
+			   !strcmp(t[1].s, "patched")) {
+			need_patched = true;
 		}
 	}
 
 	saw[0] = '\0';
-	if (s->n_gadgets && !strcmp(remote_host, "127.0.0.1") &&
+	if (need_patched && !tr.on) {
+		if (host_says_patched) {
+			strfmt(saw, sizeof(saw), "the host booted the patched kernel (--kernel patched), but %s",
+			       tr.why);
+			failed = true;
+		} else {
+			strfmt(skip_why, sizeof(skip_why), "needs the patched kernel (--kernel patched): %s",
+			       tr.why);
+		}
+	}
+	if (!failed && !skip_why[0] && s->n_gadgets &&
+	    !strcmp(remote_host, "127.0.0.1") &&
 	    usb_server_start(s, saw, sizeof(saw)))
 		failed = true;
 
@@ -382,6 +401,10 @@ static void run_scenario(char **lines, int nl)
 		if (failed) {
 			out_result("skip", line, t[2].s,
 				   "an earlier step failed", NULL);
+			continue;
+		}
+		if (skip_why[0]) {
+			out_result("skip", line, t[2].s, skip_why, NULL);
 			continue;
 		}
 		if (now_us() >= s->deadline_us) {
@@ -438,6 +461,11 @@ static void run_plan(char *plan)
 		n = plan_split(copy, t, PLAN_TOKENS_MAX, 0, NULL);
 		if (n <= 0)
 			continue;
+		if (!in && n == 2 && !strcmp(t[0].s, "kernel") &&
+		    !strcmp(t[1].s, "patched")) {
+			host_says_patched = true;
+			continue;
+		}
 		if (!strcmp(t[0].s, "scenario")) {
 			if (in)
 				out_diag("plan: scenario without end before %s",
@@ -481,6 +509,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	write_sys("/sys/module/kernel/parameters/initcall_debug", "1");
 	ev_init();
+	trace_init();
 	cmdline_opts();
 	out_fd = open_port();
 	if (out_fd < 0) {
@@ -489,9 +518,10 @@ int main(int argc, char **argv)
 		out_fd = 1;
 	}
 	uname(&u);
-	out_diag("agent up: kernel %s, %.3f s since boot, port wait %llu ms, gadgets at %s",
+	out_diag("agent up: kernel %s, %.3f s since boot, port wait %llu ms, gadgets at %s, usb_core trace events %s%s",
 		 u.release, (double)t0 / 1e6,
-		 (unsigned long long)(now_us() - t0) / 1000, remote_host);
+		 (unsigned long long)(now_us() - t0) / 1000, remote_host,
+		 tr.on ? "on" : "off: ", tr.on ? "" : tr.why);
 
 	plan = read_plan(plan_path);
 	if (!plan) {

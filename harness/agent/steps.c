@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,8 @@
 
 #define POLL_MS		10
 #define MODPROBE_MS	60000
+#define TRACE_GRACE_MS	1000	/* for a trace record after its uevent */
+#define EPROBE_DEFER	517	/* kernel-internal (include/linux/errno.h) */
 #define READ_MAX	65536
 #define SUBST_MAX	(AG_TEXT_MAX)
 
@@ -67,6 +70,8 @@ static uint64_t step_deadline(unsigned long timeout_ms)
 
 static int errno_by_name(const char *name)
 {
+	if (!strcmp(name, "EPROBE_DEFER"))
+		return EPROBE_DEFER;
 	for (int e = 1; e < 200; e++) {
 		const char *n = strerrorname_np(e);
 
@@ -78,7 +83,8 @@ static int errno_by_name(const char *name)
 
 static const char *errno_name(int e)
 {
-	const char *n = strerrorname_np(e);
+	const char *n = e == EPROBE_DEFER ? "EPROBE_DEFER" :
+			strerrorname_np(e);
 
 	return n ? n : "E?";
 }
@@ -394,6 +400,153 @@ static int do_read(struct step *s)
 	return finish(s, ok);
 }
 
+/* ---- the usb_core trace events (patched kernel) ----
+ *
+ * On a kernel with them (tr.on), every bind and probe error the sysfs,
+ * uevent and kmsg views show is confirmed by the probe's trace record too;
+ * a disagreement fails the step with both views.  Without them nothing
+ * here runs.
+ */
+
+__attribute__((format(printf, 2, 3)))
+static void extra_add(struct step *s, const char *fmt, ...)
+{
+	size_t w = strlen(s->extra);
+	va_list ap;
+
+	if (w && w + 1 < sizeof(s->extra))
+		s->extra[w++] = ' ';
+	s->extra[w] = '\0';
+	va_start(ap, fmt);
+	vsnprintf(s->extra + w, sizeof(s->extra) - w, fmt, ap);
+	va_end(ap);
+}
+
+static void extra_probe(struct step *s, const struct tr_rec *r)
+{
+	extra_add(s, "id=%s ret=%d probe_us=%lld", r->id, r->ret, r->usecs);
+}
+
+/* Index of the last probe record of intf by drv, -1 if none. */
+static long tr_last_probe(const char *intf, const char *drv)
+{
+	for (size_t i = tr.n; i > 0; i--) {
+		const struct tr_rec *r = &tr.rec[i - 1];
+
+		if (r->event == TR_PROBE && !strcmp(r->intf, intf) &&
+		    !strcmp(r->driver, drv))
+			return (long)(i - 1);
+	}
+	return -1;
+}
+
+/* A successful probe by drv of another interface of intf's configuration:
+ * the probe that took intf with usb_driver_claim_interface(). */
+static bool tr_sibling_bound(const char *intf, const char *drv)
+{
+	const char *dot = strrchr(intf, '.');
+	size_t plen = dot ? (size_t)(dot - intf) + 1 : 0;
+
+	for (size_t i = 0; plen && i < tr.n; i++) {
+		const struct tr_rec *r = &tr.rec[i];
+
+		if (r->event == TR_PROBE && !r->ret &&
+		    !strcmp(r->driver, drv) && strcmp(r->intf, intf) &&
+		    !strncmp(r->intf, intf, plen))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * sysfs and the uevents say intf is bound to drv: the last probe record of
+ * intf by drv must say ret=0.  An interface claimed by the driver from
+ * another interface's probe has no probe record of its own; a successful
+ * probe of a sibling stands for it (id=claimed).  0 with id= ret= probe_us=
+ * added to the result, or -1 with both views in s->saw.  *at is the
+ * record's index (-1: none, or no trace events).
+ */
+static int trace_confirm_bound(struct step *s, const char *intf,
+			       const char *drv, long *at)
+{
+	uint64_t until = now_us() + TRACE_GRACE_MS * 1000ull;
+	char tv[AG_TEXT_MAX / 2];
+	long i;
+
+	*at = -1;
+	if (!tr.on)
+		return 0;
+	for (;;) {
+		ev_pump(0);
+		i = tr_last_probe(intf, drv);
+		if (i >= 0 && !tr.rec[i].ret) {
+			*at = i;
+			extra_probe(s, &tr.rec[i]);
+			return 0;
+		}
+		if (i < 0 && tr_sibling_bound(intf, drv)) {
+			extra_add(s, "id=claimed");
+			return 0;
+		}
+		if (now_us() >= until)
+			break;
+		ev_pump(POLL_MS);
+	}
+	trace_describe(intf, NULL, tv, sizeof(tv));
+	strfmt(s->saw, sizeof(s->saw), "sysfs and uevents: %s bound to %s; tracepoint: %s; usb_core records for %s: %s",
+	       intf, drv, i >= 0 ? "its last probe by that driver failed" :
+	       "no probe of it by that driver", intf, tv);
+	return -1;
+}
+
+/* An unbind record of intf by drv after record index `after`. */
+static bool tr_unbind_after(const char *intf, const char *drv, long after)
+{
+	for (size_t i = (size_t)(after + 1); after >= 0 && i < tr.n; i++) {
+		const struct tr_rec *r = &tr.rec[i];
+
+		if (r->event == TR_UNBIND && !strcmp(r->intf, intf) &&
+		    !strcmp(r->driver, drv))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The kernel log says a probe of intf by drv failed with errno e (kline):
+ * a probe record of intf by drv with ret=-e must say so too.  0 with id=
+ * ret= probe_us= added, or -1 with both views in s->saw.
+ */
+static int trace_confirm_probe_error(struct step *s, const char *intf,
+				     const char *drv, int e,
+				     const char *kline)
+{
+	uint64_t until = now_us() + TRACE_GRACE_MS * 1000ull;
+	char tv[AG_TEXT_MAX / 2];
+
+	if (!tr.on)
+		return 0;
+	for (;;) {
+		ev_pump(0);
+		for (size_t i = tr.n; i > 0; i--) {
+			const struct tr_rec *r = &tr.rec[i - 1];
+
+			if (r->event == TR_PROBE && r->ret == -e &&
+			    !strcmp(r->intf, intf) && !strcmp(r->driver, drv)) {
+				extra_probe(s, r);
+				return 0;
+			}
+		}
+		if (now_us() >= until)
+			break;
+		ev_pump(POLL_MS);
+	}
+	trace_describe(intf, NULL, tv, sizeof(tv));
+	strfmt(s->saw, sizeof(s->saw), "kernel log: \"%s\"; tracepoint: no probe of %s by %s returned %d; usb_core records for %s: %s",
+	       kline, intf, drv, -e, intf, tv);
+	return -1;
+}
+
 /* ---- bound / unbound ---- */
 
 /* The driver the uevents say `intf` is bound to ("" none), and the bind
@@ -461,6 +614,7 @@ static int do_expect_bound(struct step *s)
 	char intf[64] = "";
 	const char *drv;
 	uint64_t deadline, start = now_us();
+	long probe_at;
 	bool forever;
 
 	if (parse_intf_args(s, 5, &g, &intf_no, &to) || !s->a[2].quoted ||
@@ -489,13 +643,13 @@ static int do_expect_bound(struct step *s)
 	}
 	strfmt(s->desc, sizeof(s->desc), "%s bound to %s %s %lu ms", intf,
 		 drv, s->a[3].s, to);
-	if (!forever) {
-		if (cur->last_write_us && bind->t_us >= cur->last_write_us)
-			strfmt(s->extra, sizeof(s->extra), "latency_us=%llu",
-				 (unsigned long long)(bind->t_us -
-						      cur->last_write_us));
+	if (!forever && cur->last_write_us && bind->t_us >= cur->last_write_us)
+		strfmt(s->extra, sizeof(s->extra), "latency_us=%llu",
+			 (unsigned long long)(bind->t_us - cur->last_write_us));
+	if (trace_confirm_bound(s, intf, drv, &probe_at))
+		return finish(s, 0);
+	if (!forever)
 		return finish(s, 1);
-	}
 	while (now_us() < deadline) {
 		ev_pump(POLL_MS);
 		if (!intf_bound(intf, drv, &bind)) {
@@ -507,6 +661,15 @@ static int do_expect_bound(struct step *s)
 				 tmp);
 			return finish(s, 0);
 		}
+	}
+	ev_pump(0);
+	if (tr_unbind_after(intf, drv, probe_at)) {
+		char tv[AG_TEXT_MAX / 2];
+
+		trace_describe(intf, NULL, tv, sizeof(tv));
+		strfmt(s->saw, sizeof(s->saw), "sysfs and uevents: %s stayed bound to %s; tracepoint: it was unbound: %s",
+		       intf, drv, tv);
+		return finish(s, 0);
 	}
 	return finish(s, 1);
 }
@@ -639,7 +802,12 @@ static int do_expect_probe_error(struct step *s)
 					break;	/* bound after all */
 				strfmt(s->desc, sizeof(s->desc), "%s: %s probe fails with %s",
 					 intf, drv, s->a[3].s);
-				out_diag("kernel: %s", ev.kmsg[i].text);
+				/* a copy: the pumps below may move ev.kmsg */
+				strfmt(log, sizeof(log), "%s", ev.kmsg[i].text);
+				out_diag("kernel: %s", log);
+				if (trace_confirm_probe_error(s, intf, drv, e,
+							      log))
+					return finish(s, 0);
 				return finish(s, 1);
 			}
 		}
@@ -655,6 +823,138 @@ static int do_expect_probe_error(struct step *s)
 				strfmt(s->saw, sizeof(s->saw), "no probe error %s for %s by %s; %s; probe lines: %s",
 					 s->a[3].s, intf, drv, d, log);
 			}
+			return finish(s, 0);
+		}
+		ev_pump(POLL_MS);
+	}
+}
+
+/* ---- expectations on the trace records alone ---- */
+
+static int need_trace(struct step *s)
+{
+	if (tr.on)
+		return 0;
+	strfmt(s->saw, sizeof(s->saw), "no usb_core trace events: %s",
+	       tr.why);
+	return finish(s, 0);
+}
+
+/* expect-probe ID INTF "DRIVER" MATCHED|- RET|- TIMEOUT_MS */
+static int do_expect_probe(struct step *s)
+{
+	unsigned long intf_no, to;
+	struct gadget *g;
+	char intf[64] = "", tv[AG_TEXT_MAX / 2];
+	const char *drv, *matched = NULL;
+	bool any_ret;
+	uint64_t deadline;
+	int ret = 0;
+
+	if (parse_intf_args(s, 6, &g, &intf_no, &to) || !s->a[2].quoted)
+		return bad_plan(s, "want ID INTF \"DRIVER\" MATCHED|- RET|- TIMEOUT_MS");
+	drv = s->a[2].s;
+	if (strcmp(s->a[3].s, "-")) {
+		if (strcmp(s->a[3].s, "dynamic") && strcmp(s->a[3].s, "static") &&
+		    strcmp(s->a[3].s, "none"))
+			return bad_plan(s, "MATCHED is dynamic|static|none|-");
+		matched = s->a[3].s;
+	}
+	any_ret = !strcmp(s->a[4].s, "-");
+	if (!any_ret && strcmp(s->a[4].s, "0")) {
+		ret = -errno_by_name(s->a[4].s);
+		if (!ret)
+			return bad_plan(s, "RET is 0, an errno name or -");
+	}
+	strfmt(s->desc, sizeof(s->desc), "%s interface %lu: a %s probe%s%s%s%s",
+	       g->id, intf_no, drv, matched ? " matched " : "",
+	       matched ? matched : "", any_ret ? "" : " returns ",
+	       any_ret ? "" : s->a[4].s);
+	if (!tr.on)
+		return need_trace(s);
+	deadline = step_deadline(to);
+	for (;;) {
+		ev_pump(0);
+		if (usb_intf_name(g, (int)intf_no, intf, sizeof(intf)))
+			intf[0] = '\0';
+		for (size_t i = 0; intf[0] && i < tr.n; i++) {
+			const struct tr_rec *r = &tr.rec[i];
+
+			if (r->event != TR_PROBE || strcmp(r->intf, intf) ||
+			    strcmp(r->driver, drv) ||
+			    (matched && strcmp(r->id, matched)) ||
+			    (!any_ret && r->ret != ret))
+				continue;
+			strfmt(s->desc, sizeof(s->desc), "%s: a %s probe%s%s%s%s",
+			       intf, drv, matched ? " matched " : "",
+			       matched ? matched : "",
+			       any_ret ? "" : " returns ",
+			       any_ret ? "" : s->a[4].s);
+			out_diag("trace: %s", r->text);
+			extra_probe(s, r);
+			return finish(s, 1);
+		}
+		if (now_us() >= deadline || cur->server_dead) {
+			if (!intf[0]) {
+				strfmt(s->saw, sizeof(s->saw), "%s has no configured device",
+				       g->id);
+			} else {
+				trace_describe(intf, NULL, tv, sizeof(tv));
+				strfmt(s->saw, sizeof(s->saw), "no such probe record; usb_core records for %s: %s",
+				       intf, tv);
+			}
+			return finish(s, 0);
+		}
+		ev_pump(POLL_MS);
+	}
+}
+
+/* expect-dynid add|remove "DRIVER" VID PID TIMEOUT_MS */
+static int do_expect_dynid(struct step *s)
+{
+	unsigned long to, vid, pid;
+	enum tr_event want;
+	char tv[AG_TEXT_MAX / 2], *end;
+	const char *drv;
+	uint64_t deadline;
+
+	if (s->n != 5 || !s->a[1].quoted || arg_uint(s, 4, 86400000, &to))
+		return bad_plan(s, "want add|remove \"DRIVER\" VID PID TIMEOUT_MS");
+	if (!strcmp(s->a[0].s, "add"))
+		want = TR_DYNID_ADD;
+	else if (!strcmp(s->a[0].s, "remove"))
+		want = TR_DYNID_REMOVE;
+	else
+		return bad_plan(s, "add|remove");
+	vid = strtoul(s->a[2].s, &end, 16);
+	if (*end || vid > 0xffff)
+		return bad_plan(s, "VID is hex");
+	pid = strtoul(s->a[3].s, &end, 16);
+	if (*end || pid > 0xffff)
+		return bad_plan(s, "PID is hex");
+	drv = s->a[1].s;
+	strfmt(s->desc, sizeof(s->desc), "%s: dynamic id %04lx:%04lx %s",
+	       drv, vid, pid, want == TR_DYNID_ADD ? "added" : "removed");
+	if (!tr.on)
+		return need_trace(s);
+	deadline = step_deadline(to);
+	for (;;) {
+		ev_pump(0);
+		for (size_t i = 0; i < tr.n; i++) {
+			const struct tr_rec *r = &tr.rec[i];
+
+			if (r->event != want || strcmp(r->driver, drv) ||
+			    r->vid != vid || r->pid != pid)
+				continue;
+			out_diag("trace: %s", r->text);
+			extra_add(s, "class=%02x driver_info=0x%llx", r->cls,
+				  r->driver_info);
+			return finish(s, 1);
+		}
+		if (now_us() >= deadline) {
+			trace_describe(NULL, drv, tv, sizeof(tv));
+			strfmt(s->saw, sizeof(s->saw), "no %s record; usb_core records of %s: %s",
+			       tr_event_name(want), drv, tv);
 			return finish(s, 0);
 		}
 		ev_pump(POLL_MS);
@@ -807,6 +1107,10 @@ int step_run(int line, const char *kind, const struct plan_tok *a, int n)
 		return do_expect_node(&s, false);
 	if (!strcmp(kind, "expect-kmsg"))
 		return do_expect_kmsg(&s);
+	if (!strcmp(kind, "expect-probe"))
+		return do_expect_probe(&s);
+	if (!strcmp(kind, "expect-dynid"))
+		return do_expect_dynid(&s);
 	if (!strcmp(kind, "run"))
 		return do_run(&s);
 	return bad_plan(&s, "unknown step kind");

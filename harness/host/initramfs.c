@@ -801,17 +801,60 @@ static int write_base(struct build *b, const char *path)
 	return 0;
 }
 
-/* base + a second archive with the plan and the gadget scripts. */
+/*
+ * A scenario's `file` at its guest path.  The kernel's unpacker creates no
+ * missing parents (init/initramfs.c do_name()), so every folder above it
+ * gets a header first; one that exists already is left as it is but for
+ * its mode (0755, as every folder of the base).
+ */
+static void cpio_guest_file(struct cpio *c, const struct initramfs_file *f)
+{
+	char dir[PATH_MAX];
+	const char *p = f->dst;
+	size_t n;
+
+	while (*p == '/')
+		p++;
+	n = strlen(p);
+	if (!n || n >= sizeof(dir)) {
+		c->err = -ENAMETOOLONG;
+		return;
+	}
+	for (size_t k = 0; k < n; k++)
+		if (p[k] == '/') {
+			memcpy(dir, p, k);
+			dir[k] = '\0';
+			cpio_header(c, dir, S_IFDIR | 0755, 0, 0, 0, 0);
+		}
+	cpio_file(c, p, f->src);
+}
+
+/* base + a second archive with the plan, the gadget scripts and the
+ * scenarios' files. */
 static int write_image(struct build *b, const char *base)
 {
 	const struct initramfs_opts *o = b->o;
 	char tmp[PATH_MAX];
 	struct cpio c = { 0 };
+	unsigned long long total;
 	size_t i, j;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", o->out_path,
 		     (int)getpid()) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
+	for (i = 0, total = 0; i < o->n_files; i++) {
+		struct stat st;
+
+		/* the whole image lives in guest RAM: keep it bounded */
+		if (stat(o->files[i].src, &st))
+			return fail(b, -errno, "%s: %s", o->files[i].src,
+				    strerror(errno));
+		total += (unsigned long long)st.st_size;
+		if (total > INITRAMFS_FILES_MAX_BYTES)
+			return fail(b, -EFBIG, "the scenarios' files exceed %u MiB (at %s)",
+				    INITRAMFS_FILES_MAX_BYTES >> 20,
+				    o->files[i].src);
+	}
 	c.err = copy_file(base, tmp, 0644);
 	if (c.err)
 		return fail(b, c.err, "copy %s: %s", base, strerror(-c.err));
@@ -840,6 +883,8 @@ static int write_image(struct build *b, const char *base)
 		snprintf(name, sizeof(name), "usbrig/gadgets/%s", bn);
 		cpio_file(&c, name, o->gadgets[i]);
 	}
+	for (i = 0; i < o->n_files && !c.err; i++)
+		cpio_guest_file(&c, &o->files[i]);
 	cpio_trailer(&c);
 	if (close(c.fd) && !c.err)
 		c.err = -errno;
@@ -895,6 +940,8 @@ int initramfs_build(const struct initramfs_opts *o, char *err, size_t errlen)
 		"/usr/bin/busybox", "/bin/busybox", NULL };
 	static const char *const usbip[] = {
 		"/usr/sbin/usbip", "/usr/bin/usbip", "/sbin/usbip", NULL };
+	static const char *const usbipd[] = {
+		"/usr/sbin/usbipd", "/usr/bin/usbipd", "/sbin/usbipd", NULL };
 	static const char *const usb_ids[] = {
 		"/usr/share/misc/usb.ids", "/usr/share/hwdata/usb.ids",
 		"/var/lib/usbutils/usb.ids", NULL };
@@ -930,6 +977,14 @@ int initramfs_build(const struct initramfs_opts *o, char *err, size_t errlen)
 	ret = add_elf(&b, src, "usr/sbin/usbip");
 	if (ret)
 		goto out;
+	/* optional: the kernel's own export path (usbip-host), for
+	 * side-by-side benches; same package as usbip */
+	src = first_existing(usbipd);
+	if (src) {
+		ret = add_elf(&b, src, "usr/sbin/usbipd");
+		if (ret)
+			goto out;
+	}
 	src = first_existing(usb_ids);
 	if (!src) {
 		ret = fail(&b, -ENOENT, "no usb.ids (apt-get install usb.ids)");

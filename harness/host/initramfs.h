@@ -7,13 +7,16 @@
  *
  *  1. the base, cached as cache_dir/base-<hash>.cpio, <hash> covering every
  *     input (the /init text, the kernel release, path/size/mtime/inode of
- *     busybox, usbip, usb.ids, the agent, the gadget server, every shared
- *     library ldd reports for them and every module file staged): /init,
- *     busybox + applet links, usbip, usb.ids, usbrig-agent, usbrig-gadget,
- *     their libraries and the dynamic loader, the requested modules with
- *     their dependencies (modprobe --show-depends) depmod'ed;
+ *     busybox, usbip, usbipd, usb.ids, the agent, the gadget server, every
+ *     shared library ldd reports for them and every module file staged):
+ *     /init, busybox + applet links, usbip, usbipd (when installed),
+ *     usb.ids, usbrig-agent, usbrig-gadget, their libraries and the
+ *     dynamic loader, the requested modules with their dependencies
+ *     (modprobe --show-depends) depmod'ed;
  *  2. the tail, written fresh each time: /usbrig/plan and
- *     /usbrig/gadgets/<basename> for every gadget script.
+ *     /usbrig/gadgets/<basename> for every gadget script, and the
+ *     scenarios' `file` statements (each at its guest path, with the
+ *     folders above it).
  *
  * The base is built under a temporary name and renamed into place, so
  * parallel builds of the same inputs are safe (the last rename wins, both
@@ -24,6 +27,14 @@
 
 #include <stddef.h>
 
+/* A host file put at an absolute guest path (a scenario's `file`). */
+struct initramfs_file {
+	const char *src;
+	const char *dst;
+};
+
+#define INITRAMFS_FILES_MAX_BYTES	(256u << 20)	/* all files together */
+
 struct initramfs_opts {
 	const char *kver;		/* kernel release, e.g. 6.1.0-57-amd64 */
 	const char *modules_dir;	/* holds lib/modules/KVER; NULL: "/" */
@@ -31,6 +42,8 @@ struct initramfs_opts {
 	size_t n_modules;
 	const char *const *gadgets;	/* host paths of gadget scripts */
 	size_t n_gadgets;
+	const struct initramfs_file *files;	/* into the tail */
+	size_t n_files;
 	const char *plan_path;		/* NULL: no plan */
 	const char *bin_dir;		/* usbrig-agent, usbrig-gadget */
 	const char *cache_dir;

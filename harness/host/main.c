@@ -36,6 +36,10 @@ static const char usage[] =
 "A DIR stands for its *.scenario files.\n"
 "\n"
 "  --kernel BZIMAGE     guest kernel (default: the newest /boot/vmlinuz-*)\n"
+"  --kernel patched     the kernel `make kernel` built from kernel-patch/:\n"
+"                       build/kernel/bzImage and its modules (patched-kasan:\n"
+"                       build/kernel/kasan/, `make kernel-kasan`); the folder\n"
+"                       is $USBRIG_KERNEL_DIR when set\n"
 "  --modules DIR        modules from DIR/lib/modules/VERSION (default: /)\n"
 "  --jobs N             N guests in parallel (default 1)\n"
 "  --shard K/N          run only slice K of N (1-based, by sorted name)\n"
@@ -222,6 +226,57 @@ static void find_root(const char *bin_dir, char *buf, size_t size)
 	snprintf(buf, size, ".");
 }
 
+/*
+ * `--kernel patched` and `--kernel patched-kasan`: the outputs of
+ * kernel-patch/build.sh (`make kernel`, `make kernel-kasan`), in
+ * $USBRIG_KERNEL_DIR or ROOT/build/kernel (the Makefile's KERNEL_OUT), the
+ * KASAN flavour in its kasan/ folder.  Fills kernel and modules.  Returns
+ * 1 when name is not one of these words, 0 when resolved, -errno (message
+ * printed) when the build is missing.
+ */
+static int resolve_patched(const char *name, const char *root,
+			   char *kernel, size_t ksize, char *modules,
+			   size_t msize)
+{
+	const char *env = getenv("USBRIG_KERNEL_DIR");
+	const char *flavour_dir, *target;
+	char dir[PATH_MAX], probe[PATH_MAX];
+	struct stat st;
+	int n;
+
+	if (!strcmp(name, "patched")) {
+		flavour_dir = "";
+		target = "make kernel";
+	} else if (!strcmp(name, "patched-kasan")) {
+		flavour_dir = "/kasan";
+		target = "make kernel-kasan";
+	} else {
+		return 1;
+	}
+	if (env && *env)
+		n = snprintf(dir, sizeof(dir), "%s%s", env, flavour_dir);
+	else
+		n = snprintf(dir, sizeof(dir), "%s/build/kernel%s", root,
+			     flavour_dir);
+	if (n < 0 || (size_t)n >= sizeof(dir) ||
+	    snprintf(kernel, ksize, "%s/bzImage", dir) >= (int)ksize ||
+	    snprintf(modules, msize, "%s/modules", dir) >= (int)msize ||
+	    snprintf(probe, sizeof(probe), "%s/lib/modules", modules) >=
+	    (int)sizeof(probe)) {
+		fprintf(stderr, "usbrig: --kernel %s: path too long\n", name);
+		return -ENAMETOOLONG;
+	}
+	if (stat(kernel, &st) || !S_ISREG(st.st_mode) ||
+	    stat(probe, &st) || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "usbrig: --kernel %s: %s is not built (no "
+			"%s): run `%s` first\n", name, dir,
+			access(kernel, F_OK) ? "bzImage" : "modules/lib/modules",
+			target);
+		return -ENOENT;
+	}
+	return 0;
+}
+
 /* ---- loading ---- */
 
 struct list {
@@ -349,6 +404,27 @@ static int cross_check(struct scenario **sc, int n)
 						"one\n", sc[j]->file, y->line,
 						y->path, x->path, sc[i]->file,
 						x->line);
+					errors++;
+				}
+	/* `file`: one guest path holds one host file for the whole run */
+	for (i = 0; i < n; i++)
+		for (a = 0; a < sc[i]->n_files; a++)
+			for (j = i; j < n; j++)
+				for (b = 0; b < sc[j]->n_files; b++) {
+					const struct sc_file *x =
+						&sc[i]->files[a];
+					const struct sc_file *y =
+						&sc[j]->files[b];
+
+					if ((j == i && b <= a) ||
+					    strcmp(x->dst, y->dst) ||
+					    !strcmp(x->src, y->src))
+						continue;
+					fprintf(stderr, "%s:%d:1: guest path "
+						"%s gets %s here but %s in "
+						"%s:%d\n", sc[j]->file,
+						y->line, y->dst, y->src,
+						x->src, sc[i]->file, x->line);
 					errors++;
 				}
 	return errors;
@@ -501,6 +577,8 @@ int main(int argc, char **argv)
 	char self[PATH_MAX], bin_dir[PATH_MAX], root[PATH_MAX];
 	char gadget_bin[PATH_MAX + 32], cache_dir[PATH_MAX + 32];
 	char runs_dir[PATH_MAX + 32], kernel[PATH_MAX], kver[256];
+	char patched_mods[PATH_MAX];
+	bool patched = false;
 	struct checker ck = { 0 };
 	struct list files = { 0 };
 	struct scenario **sc = NULL;
@@ -537,6 +615,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < files.n; i++) {
 		struct sc_opts so = {
 			.root = root,
+			.build_dir = bin_dir,
 			.default_timeout_s = o.timeout_s,
 			.check_gadget = check_gadget_cb,
 			.ctx = &ck,
@@ -588,9 +667,19 @@ int main(int argc, char **argv)
 	}
 
 	/* 3. the guest kernel */
-	if (o.kernel)
-		snprintf(kernel, sizeof(kernel), "%s", o.kernel);
-	else if (initramfs_default_kernel(kernel, sizeof(kernel))) {
+	if (o.kernel) {
+		int pr = resolve_patched(o.kernel, root, kernel,
+					 sizeof(kernel), patched_mods,
+					 sizeof(patched_mods));
+
+		if (pr < 0)
+			goto out;
+		if (pr)
+			snprintf(kernel, sizeof(kernel), "%s", o.kernel);
+		else if (!o.modules_dir)
+			o.modules_dir = patched_mods;
+		patched = !pr;
+	} else if (initramfs_default_kernel(kernel, sizeof(kernel))) {
 		fprintf(stderr, "usbrig: no /boot/vmlinuz-*: install "
 			"linux-image-amd64 (make deps) or pass --kernel\n");
 		goto out;
@@ -613,6 +702,7 @@ int main(int argc, char **argv)
 		.kernel = kernel,
 		.kver = kver,
 		.modules_dir = o.modules_dir,
+		.patched = patched,
 		.bin_dir = bin_dir,
 		.cache_dir = cache_dir,
 		.runs_dir = runs_dir,

@@ -22,6 +22,9 @@ struct run_opts {
 	const char *kernel;		/* bzImage (resolved, not NULL) */
 	const char *kver;		/* its release */
 	const char *modules_dir;	/* holds lib/modules/KVER; NULL "/" */
+	bool patched;			/* --kernel patched: the build of
+					 * kernel-patch/, so the usb_core
+					 * trace events must be there */
 	const char *bin_dir;		/* usbrig-agent, usbrig-gadget */
 	const char *cache_dir;		/* initramfs cache */
 	const char *runs_dir;		/* work dirs: RUNS/<run>/jobK-bootB */
@@ -35,8 +38,9 @@ struct run_opts {
 
 /*
  * Mark scenarios that cannot run on this kernel as skipped (`skip`,
- * `requires module`, `requires kernel patched`, a module the kernel does
- * not have).  Call before run_suite().
+ * `requires module`, a module the kernel does not have).  `requires
+ * kernel patched` is decided by the agent in the guest.  Call before
+ * run_suite().
  */
 void run_preflight(struct scenario *const *sc, int n, struct report *r,
 		   const struct run_opts *o);

@@ -62,7 +62,7 @@ static const struct {
 	{ "EOPNOTSUPP", EOPNOTSUPP },	{ "ECONNRESET", ECONNRESET },
 	{ "ESHUTDOWN", ESHUTDOWN },	{ "ETIMEDOUT", ETIMEDOUT },
 	{ "EALREADY", EALREADY },	{ "EINPROGRESS", EINPROGRESS },
-	{ "EREMOTEIO", EREMOTEIO },
+	{ "EREMOTEIO", EREMOTEIO },	{ "EPROBE_DEFER", SC_EPROBE_DEFER },
 };
 
 int sc_errno_value(const char *name)
@@ -98,6 +98,8 @@ static const char *const sc_kind_names[] = {
 	[SC_EXPECT_NODE] = "expect-node",
 	[SC_EXPECT_NO_NODE] = "expect-no-node",
 	[SC_EXPECT_KMSG] = "expect-kmsg",
+	[SC_EXPECT_PROBE] = "expect-probe",
+	[SC_EXPECT_DYNID] = "expect-dynid",
 	[SC_RUN] = "run",
 	[SC_SAY] = "say",
 };
@@ -124,6 +126,18 @@ static const char *const match_names[] = {
 static const char *const window_names[] = {
 	[SC_WITHIN] = "within",
 	[SC_FOR] = "for",
+};
+
+static const char *const matched_names[] = {
+	[SC_MATCHED_ANY] = "-",
+	[SC_MATCHED_DYNAMIC] = "dynamic",
+	[SC_MATCHED_STATIC] = "static",
+	[SC_MATCHED_NONE] = "none",
+};
+
+static const char *const dynid_names[] = {
+	[SC_DYNID_ADD] = "add",
+	[SC_DYNID_REMOVE] = "remove",
 };
 
 /* ---- the cursor ---------------------------------------------------- */
@@ -1027,6 +1041,10 @@ static int p_write(struct parser *ps, struct cur *c)
 		if (!st->err)
 			return fail_at(c, at, "expected ok or an errno name, "
 				       "not '%s'", buf);
+		if (st->err == SC_EPROBE_DEFER)
+			return fail_at(c, at, "a write never fails with "
+				       "EPROBE_DEFER (a bind reports it as "
+				       "EAGAIN)");
 	}
 	return need_end(c);
 }
@@ -1098,18 +1116,113 @@ static int intf_ref(struct parser *ps, struct cur *c, struct sc_step *st)
 	return ret ? ret : intf_arg(c, st);
 }
 
+/* A vendor or product id in hex, as new_id takes it: an optional 0x, then
+ * 1 to 4 hex digits. */
+static int hex16_arg(struct cur *c, const char *what, unsigned int *out)
+{
+	char buf[16];
+	const char *at, *p;
+	unsigned int v = 0;
+	int ret;
+
+	ret = bare(c, what, buf, sizeof(buf), &at);
+	if (ret)
+		return ret;
+	p = buf;
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	if (!*p || strlen(p) > 4)
+		goto bad;
+	for (; *p; p++) {
+		int h = sc_hexval(*p);
+
+		if (h < 0)
+			goto bad;
+		v = v << 4 | (unsigned int)h;
+	}
+	*out = v;
+	return 0;
+bad:
+	return fail_at(c, at, "expected %s in hex (1 to 4 digits, e.g. 1209), "
+		       "not '%s'", what, buf);
+}
+
+/* expect probe ID INTF DRIVER [matched M] [returns 0|ERRNO] [within D] */
+static int p_expect_probe(struct parser *ps, struct cur *c,
+			  struct sc_step *st)
+{
+	bool have_matched = false, have_returns = false, have_within = false;
+	char buf[SC_NAME_MAX];
+	const char *at;
+	size_t i;
+	int ret;
+
+	ret = intf_ref(ps, c, st);
+	if (!ret)
+		ret = driver_arg(c, st);
+	if (ret)
+		return ret;
+	st->mode = SC_MATCHED_ANY;
+	st->status = -1;
+	st->timeout_ms = SC_DEF_EXPECT_MS;
+	while (!at_end(c)) {
+		at = c->p;
+		if (peek_word(c, "matched")) {
+			if (have_matched)
+				return fail_at(c, at, "a second `matched`");
+			have_matched = true;
+			ret = bare(c, "dynamic, static or none", buf,
+				   sizeof(buf), &at);
+			if (ret)
+				return ret;
+			for (i = SC_MATCHED_DYNAMIC;
+			     i < ARRAY_SIZE(matched_names); i++)
+				if (!strcmp(buf, matched_names[i]))
+					break;
+			if (i == ARRAY_SIZE(matched_names))
+				return fail_at(c, at, "expected dynamic, "
+					       "static or none, not '%s'", buf);
+			st->mode = (int)i;
+		} else if (peek_word(c, "returns")) {
+			if (have_returns)
+				return fail_at(c, at, "a second `returns`");
+			have_returns = true;
+			if (peek_word(c, "0"))
+				st->status = 0;
+			else if ((ret = errno_arg(c, &st->status)))
+				return ret;
+		} else if (peek_word(c, "within")) {
+			if (have_within)
+				return fail_at(c, at, "a second `within`");
+			have_within = true;
+			ret = duration(c, SC_STEP_TIMEOUT_MAX_MS,
+				       &st->timeout_ms, &st->timeout_col);
+			if (ret)
+				return ret;
+		} else {
+			return fail_at(c, at, "expected matched, returns or "
+				       "within");
+		}
+	}
+	return 0;
+}
+
 static int p_expect(struct parser *ps, struct cur *c)
 {
 	static const struct {
 		const char *word;
 		enum sc_kind kind;
+		int mode;
 	} kinds[] = {
-		{ "bound", SC_EXPECT_BOUND },
-		{ "unbound", SC_EXPECT_UNBOUND },
-		{ "probe-error", SC_EXPECT_PROBE_ERROR },
-		{ "node", SC_EXPECT_NODE },
-		{ "no-node", SC_EXPECT_NO_NODE },
-		{ "kmsg", SC_EXPECT_KMSG },
+		{ "bound", SC_EXPECT_BOUND, 0 },
+		{ "unbound", SC_EXPECT_UNBOUND, 0 },
+		{ "probe-error", SC_EXPECT_PROBE_ERROR, 0 },
+		{ "node", SC_EXPECT_NODE, 0 },
+		{ "no-node", SC_EXPECT_NO_NODE, 0 },
+		{ "kmsg", SC_EXPECT_KMSG, 0 },
+		{ "probe", SC_EXPECT_PROBE, 0 },
+		{ "dynid-add", SC_EXPECT_DYNID, SC_DYNID_ADD },
+		{ "dynid-remove", SC_EXPECT_DYNID, SC_DYNID_REMOVE },
 	};
 	struct sc_step *st;
 	char word[SC_NAME_MAX];
@@ -1118,7 +1231,8 @@ static int p_expect(struct parser *ps, struct cur *c)
 	int ret;
 
 	ret = bare(c, "what to expect (bound, unbound, probe-error, node, "
-		   "no-node, kmsg)", word, sizeof(word), &at);
+		   "no-node, kmsg, probe, dynid-add, dynid-remove)", word,
+		   sizeof(word), &at);
 	if (ret)
 		return ret;
 	for (i = 0; i < ARRAY_SIZE(kinds); i++)
@@ -1127,10 +1241,11 @@ static int p_expect(struct parser *ps, struct cur *c)
 	if (i == ARRAY_SIZE(kinds))
 		return fail_at(c, at, "unknown expectation '%s' (known: "
 			       "bound, unbound, probe-error, node, no-node, "
-			       "kmsg)", word);
+			       "kmsg, probe, dynid-add, dynid-remove)", word);
 	st = new_step(ps, c, kinds[i].kind);
 	if (!st)
 		return -EINVAL;
+	st->mode = kinds[i].mode;
 	switch (st->kind) {
 	case SC_EXPECT_BOUND:
 		ret = intf_ref(ps, c, st);
@@ -1156,6 +1271,18 @@ static int p_expect(struct parser *ps, struct cur *c)
 	case SC_EXPECT_NODE:
 	case SC_EXPECT_NO_NODE:
 		ret = path_arg(ps, c, st);
+		if (!ret)
+			ret = opt_within(c, st, SC_DEF_EXPECT_MS);
+		break;
+	case SC_EXPECT_PROBE:
+		ret = p_expect_probe(ps, c, st);
+		break;
+	case SC_EXPECT_DYNID:
+		ret = driver_arg(c, st);
+		if (!ret)
+			ret = hex16_arg(c, "a vendor id", &st->vid);
+		if (!ret)
+			ret = hex16_arg(c, "a product id", &st->pid);
 		if (!ret)
 			ret = opt_within(c, st, SC_DEF_EXPECT_MS);
 		break;
@@ -1389,6 +1516,34 @@ static int default_name(struct scenario *s, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Whole-file check: the expectations that read the usb_core trace events
+ * need `requires kernel patched` (anywhere in the file), so that a kernel
+ * without them skips the scenario instead of failing it.
+ */
+static int check_trace_steps(struct scenario *s, char *err, size_t errlen)
+{
+	int i;
+
+	for (i = 0; i < s->n_reqs; i++)
+		if (s->reqs[i].kind == SC_REQ_PATCHED)
+			return 0;
+	for (i = 0; i < s->n_steps; i++) {
+		const struct sc_step *st = &s->steps[i];
+
+		if (st->kind != SC_EXPECT_PROBE && st->kind != SC_EXPECT_DYNID)
+			continue;
+		snprintf(err, errlen, "%s:%d:1: `expect %s` reads the "
+			 "patched kernel's usb_core trace events: add "
+			 "`requires kernel patched`", s->file, st->line,
+			 st->kind == SC_EXPECT_PROBE ? "probe" :
+			 st->mode == SC_DYNID_ADD ? "dynid-add" :
+			 "dynid-remove");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Whole-file checks: step timeouts against the scenario's budget. */
 static int check_timeouts(struct scenario *s, char *err, size_t errlen)
 {
@@ -1481,6 +1636,8 @@ int scenario_parse(const char *file, const char *text, size_t len,
 			goto err;
 	}
 	ret = check_timeouts(s, err, errlen);
+	if (!ret)
+		ret = check_trace_steps(s, err, errlen);
 	if (ret)
 		goto err;
 	if (!s->n_steps && !s->skip) {
@@ -1686,6 +1843,27 @@ int scenario_format_step(char *buf, size_t size, const struct scenario *s,
 		put_str(&o, st->text);
 		put_uint(&o, st->timeout_ms);
 		break;
+	case SC_EXPECT_PROBE:
+		put_word(&o, gid);
+		put_uint(&o, (unsigned long)st->intf);
+		put_str(&o, st->driver);
+		put_word(&o, matched_names[st->mode]);
+		put_word(&o, st->status < 0 ? "-" : st->status == 0 ? "0" :
+			 sc_errno_name(st->status));
+		put_uint(&o, st->timeout_ms);
+		break;
+	case SC_EXPECT_DYNID: {
+		char id[8];
+
+		put_word(&o, dynid_names[st->mode]);
+		put_str(&o, st->driver);
+		snprintf(id, sizeof(id), "%04x", st->vid);
+		put_word(&o, id);
+		snprintf(id, sizeof(id), "%04x", st->pid);
+		put_word(&o, id);
+		put_uint(&o, st->timeout_ms);
+		break;
+	}
 	case SC_RUN:
 		put_str(&o, st->path);
 		if (st->status < 0)
@@ -1718,6 +1896,11 @@ int scenario_write_plan(FILE *f, const struct scenario *s)
 		return -ENOSPC;
 	fprintf(f, "scenario %s %s %u\n", s->name, q,
 		s->timeout_s * 1000);
+	for (i = 0; i < s->n_reqs; i++)
+		if (s->reqs[i].kind == SC_REQ_PATCHED) {
+			fprintf(f, "require patched\n");
+			break;
+		}
 	for (i = 0; i < s->n_gadgets; i++) {
 		const char *b = strrchr(s->gadgets[i].path, '/');
 		char guest[PATH_MAX_GUEST];

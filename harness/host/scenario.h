@@ -41,6 +41,8 @@ enum sc_kind {
 	SC_EXPECT_NODE,
 	SC_EXPECT_NO_NODE,
 	SC_EXPECT_KMSG,
+	SC_EXPECT_PROBE,	/* the usb_core trace events (patched kernel) */
+	SC_EXPECT_DYNID,	/* the same */
 	SC_RUN,
 	SC_SAY,			/* host only (transcript), never in the plan */
 };
@@ -48,6 +50,15 @@ enum sc_kind {
 enum sc_attach_mode { SC_VERIFY, SC_NO_VERIFY, SC_NO_WAIT };
 enum sc_match { SC_EQUALS, SC_CONTAINS, SC_NOT_CONTAINS };
 enum sc_window { SC_WITHIN, SC_FOR };
+/* expect probe: which id the probe matched (the trace event's id=) */
+enum sc_matched { SC_MATCHED_ANY, SC_MATCHED_DYNAMIC, SC_MATCHED_STATIC,
+		  SC_MATCHED_NONE };
+/* expect dynid-add / dynid-remove */
+enum sc_dynid { SC_DYNID_ADD, SC_DYNID_REMOVE };
+
+/* -EPROBE_DEFER is kernel-internal (include/linux/errno.h): only `expect
+ * probe-error` and `expect probe` take it; a bind write reports EAGAIN. */
+#define SC_EPROBE_DEFER		517
 
 /* One statement that does something.  Which members mean something
  * depends on kind; unused pointers are NULL, unused ints 0. */
@@ -57,16 +68,19 @@ struct sc_step {
 	int col;		/* of the main argument, for later checks */
 	int gadget;		/* index in scenario.gadgets, or -1 */
 	int intf;		/* bInterfaceNumber */
-	int mode;		/* sc_attach_mode, sc_match or sc_window */
+	int mode;		/* sc_attach_mode, sc_match, sc_window,
+				 * sc_matched (probe) or sc_dynid */
 	int err;		/* write: 0 (ok) or the errno; probe-error */
-	int status;		/* run: the exit status, -1 any */
+	int status;		/* run: the exit status, -1 any; probe: the
+				 * errno it returns, 0 none, -1 any */
+	unsigned int vid, pid;	/* dynid */
 	unsigned int timeout_ms;
 	int timeout_col;	/* 0 when the timeout is the default */
 	char *path;		/* write, read, node: path; modprobe: module;
 				 * run: the command */
 	char *text;		/* write: value; read, kmsg: text; run:
 				 * output (NULL: any); say: the text */
-	char *driver;		/* bound, probe-error */
+	char *driver;		/* bound, probe-error, probe, dynid */
 	char *src;		/* the statement as written, for reports */
 };
 

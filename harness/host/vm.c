@@ -724,6 +724,7 @@ enum vm_end vm_run(const struct vm_opts *o, const struct vm_cb *cb)
 		.kver = kver, .modules_dir = o->modules_dir,
 		.modules = o->modules, .n_modules = o->n_modules,
 		.gadgets = o->gadgets, .n_gadgets = o->n_gadgets,
+		.files = o->files, .n_files = o->n_files,
 		.plan_path = o->plan_path, .bin_dir = o->bin_dir,
 		.cache_dir = o->cache_dir, .out_path = initrd,
 		.verbose = o->verbose,

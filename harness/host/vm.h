@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct initramfs_file;
+
 struct vm_opts {
 	const char *kernel;		/* bzImage; NULL: newest /boot/vmlinuz-* */
 	const char *modules_dir;	/* holds lib/modules/KVER; NULL: "/" */
@@ -21,6 +23,9 @@ struct vm_opts {
 	const char *const *gadgets;	/* host paths of gadget scripts, copied
 					 * to /usbrig/gadgets/<basename> */
 	size_t n_gadgets;
+	const struct initramfs_file *files;	/* scenarios' `file`s, put
+						 * at their guest paths */
+	size_t n_files;
 	const char *const *modules;	/* module names the plan may load
 					 * (with deps); vhci-hcd always */
 	size_t n_modules;

@@ -642,6 +642,44 @@ static void test_junit(void **state)
 	rig_fini(&g);
 }
 
+/* `file SRC DEST`: sources resolved, guest paths checked, and a build
+ * product that is not built yet marks the file missing (a skip). */
+static void test_file(void **state)
+{
+	struct scenario *s;
+
+	(void)state;
+	s = parse_ok("/repo/tests/f.scenario",
+		     "file /bin/sh /usr/bin/x\n"
+		     "file ${build}/tools/testusb /usr/bin/testusb\n"
+		     "run \"x\"\n");
+	assert_int_equal(s->n_files, 2);
+	assert_string_equal(s->files[0].src, "/bin/sh");
+	assert_string_equal(s->files[0].dst, "/usr/bin/x");
+	assert_false(s->files[0].missing);
+	assert_int_equal(s->files[0].line, 1);
+	assert_string_equal(s->files[1].src, "/repo/build/tools/testusb");
+	assert_true(s->files[1].missing);
+	scenario_free(s);
+
+	parse_err("file /bin/sh usr/x\nrun \"x\"\n",
+		  "t.scenario:1:14: guest path 'usr/x' must be absolute");
+	parse_err("file /bin/sh /usr//x\nrun \"x\"\n",
+		  "t.scenario:1:14: guest path '/usr//x' has an empty, '.' or '..' component");
+	parse_err("file /bin/sh /proc/x\nrun \"x\"\n",
+		  "t.scenario:1:14: guest path '/proc/x' is reserved by the harness (/init, /usbrig, /proc, /sys, /dev, /tmp, /run)");
+	parse_err("file /bin/sh /x\nfile /bin/ls /x\nrun \"x\"\n",
+		  "t.scenario:2:14: guest path '/x' is already the target of a `file` statement");
+	parse_err("file /nonexistent/y /x\nrun \"x\"\n",
+		  "t.scenario:1:6: host file '/nonexistent/y': No such file or directory");
+	parse_err("file /bin /x\nrun \"x\"\n",
+		  "t.scenario:1:6: host file '/bin' is not a regular file");
+	parse_err("file ${build}/${x} /x\nrun \"x\"\n",
+		  "t.scenario:1:6: only `${build}/` at the start of the host file is substituted");
+	parse_err("file /bin/sh\nrun \"x\"\n",
+		  "t.scenario:1:13: expected the guest path");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -657,6 +695,7 @@ int main(void)
 		cmocka_unit_test(test_transcript),
 		cmocka_unit_test(test_no_end),
 		cmocka_unit_test(test_junit),
+		cmocka_unit_test(test_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
