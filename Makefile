@@ -1,11 +1,13 @@
 # usbrig - the one top-level Makefile.
 #
 #   make              build/usbrig-gadget (and the harness)
-#   make check        every test: unit, socket, real usbip tools, sanitizers, VM
+#   make check        every test: unit, socket, real usbip tools, sanitizers,
+#                     VM (stock kernel, then the patched one: make kernel)
 #   make deps         install the Debian packages usbrig needs (as root)
 #   make install      PREFIX=/usr/local DESTDIR=
 #
-# Knobs: CC, PKG_CONFIG, CFLAGS, BUILD (output folder), SAN=1 (ASan+UBSan).
+# Knobs: CC, PKG_CONFIG, CFLAGS, BUILD (output folder), SAN=1 (ASan+UBSan),
+# KERNEL_OUT (the patched kernel, default build/kernel whatever BUILD is).
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
@@ -34,7 +36,8 @@ ALL_CFLAGS = $(WARN) $(CFLAGS) -MMD -MP -Igadgets $(EVENT_CFLAGS)
 # Debian packages: build, test, and the guest (kernel, busybox, usbip tools)
 DEB_PACKAGES := gcc make pkg-config libevent-dev libcmocka-dev \
 	libusb-1.0-0-dev usbip usb.ids usbutils qemu-system-x86 \
-	linux-image-amd64 busybox-static kmod cpio socat linux-source-6.1
+	linux-image-amd64 busybox-static kmod cpio socat linux-source-6.1 \
+	bc bison flex libelf-dev libssl-dev
 
 # ---- gadgets/: the server library and usbrig-gadget ----
 GADGET_SRCS := $(filter-out gadgets/main.c,$(wildcard gadgets/*.c))
@@ -55,6 +58,8 @@ HARNESS_COMMON_OBJS := $(HARNESS_COMMON:%.c=$(BUILD)/%.o)
 # ---- tests ----
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
+UNIT_COMMON := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
+UNIT_COMMON_OBJS := $(UNIT_COMMON:%.c=$(BUILD)/%.o)
 SOCKET_SRCS := $(wildcard tests/socket/test_*.c)
 SOCKET_BINS := $(SOCKET_SRCS:tests/socket/%.c=$(BUILD)/tests/socket/%)
 SOCKET_COMMON := $(filter-out $(SOCKET_SRCS),$(wildcard tests/socket/*.c))
@@ -62,7 +67,8 @@ SOCKET_COMMON_OBJS := $(SOCKET_COMMON:%.c=$(BUILD)/%.o)
 EXAMPLES := $(wildcard gadgets/examples/*.gadget)
 
 .PHONY: all deps check check-unit check-socket check-tools check-asan \
-	check-vm check-examples install clean demo demo-run bench
+	check-vm check-vm-patched check-examples install clean demo demo-run \
+	bench
 
 all: $(GADGET_BIN) $(HOST_BIN) $(AGENT_BIN)
 
@@ -91,7 +97,7 @@ $(BUILD)/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(GADGET_LIB)
+$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_COMMON_OBJS) $(GADGET_LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(EVENT_LIBS)
 
 $(BUILD)/tests/socket/%: $(BUILD)/tests/socket/%.o $(SOCKET_COMMON_OBJS) $(GADGET_LIB)
@@ -116,6 +122,7 @@ check: deps
 	$(MAKE) check-unit check-socket check-examples check-tools
 	$(MAKE) check-asan
 	$(MAKE) check-vm
+	$(MAKE) check-vm-patched
 
 check-unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
@@ -157,6 +164,19 @@ USBRIG_FLAGS ?=
 check-vm: $(VM_BINS) $(BUILD)/tools/testusb
 	$(HOST_BIN) $(USBRIG_FLAGS) --junit $(BUILD)/check-vm.xml $(SCENARIOS)
 
+# check-vm-patched: the same suite on the patched kernel (`make kernel`
+# first: a no-op when it is built), JUnit in $(BUILD)/check-vm-patched.xml.
+# On it every bind and probe error is confirmed by the usb_core
+# tracepoints too; scenarios that need what the kernel lacks are skipped
+# with the reason, as the stock run skips those that need the patches.
+# KERNEL_FLAVOUR=kasan runs it on the KASAN + lockdep build.
+PATCHED_KERNEL = $(if $(filter default,$(KERNEL_FLAVOUR)),patched,patched-$(KERNEL_FLAVOUR))
+
+check-vm-patched: kernel $(VM_BINS) $(BUILD)/tools/testusb
+	USBRIG_KERNEL_DIR=$(abspath $(KERNEL_OUT)) $(HOST_BIN) $(USBRIG_FLAGS) \
+		--kernel $(PATCHED_KERNEL) \
+		--junit $(BUILD)/check-vm-patched.xml $(SCENARIOS)
+
 demo: deps
 	@$(MAKE) --no-print-directory demo-run
 
@@ -170,17 +190,20 @@ bench: $(VM_BINS)
 
 # ---- patched guest kernel ----
 # kernel: Debian's linux-source-6.1 + kernel-patch/series, configured from
-# kernel-patch/guest.config -> $(BUILD)/kernel/bzImage and
-# $(BUILD)/kernel/modules/lib/modules/KVER (KERNEL_FLAVOUR=kasan adds
-# kernel-patch/kasan.config -> $(BUILD)/kernel/kasan/). Incremental; a
+# kernel-patch/guest.config -> $(KERNEL_OUT)/bzImage and
+# $(KERNEL_OUT)/modules/lib/modules/KVER (KERNEL_FLAVOUR=kasan adds
+# kernel-patch/kasan.config -> $(KERNEL_OUT)/kasan/). Incremental; a
 # no-op when nothing changed. KERNEL_JOBS: make -j (default: all CPUs).
+# KERNEL_OUT is build/kernel for every BUILD: one kernel cache for all
+# build folders, where `usbrig --kernel patched` looks.
 KERNEL_FLAVOUR ?= default
 KERNEL_JOBS ?= $(shell nproc)
+KERNEL_OUT ?= build/kernel
 
 .PHONY: kernel kernel-kasan
 
 kernel:
-	kernel-patch/build.sh --cache $(BUILD)/kernel \
+	kernel-patch/build.sh --cache $(KERNEL_OUT) \
 		--flavour $(KERNEL_FLAVOUR) --jobs $(KERNEL_JOBS)
 
 kernel-kasan:
@@ -226,3 +249,24 @@ bench-zero: $(VM_BINS) $(BUILD)/tools/testusb
 			echo "bench-zero: the $$mode run failed, see $$out"; exit 1; \
 		fi; \
 	done
+
+# ---- regression corpus ----
+# check-regressions: for each kernel-patch/regressions/NNN-name/, build
+# the patched kernel with its mutant.patch on top of the series (build.sh
+# --patch, incremental, into $(BUILD)/regress/NNN-name/kernel: the clean
+# build/kernel/bzImage is never overwritten), run the scenarios its
+# `catches` file names and expect them to fail; then the clean kernel must
+# pass them all. Prints one table (also $(BUILD)/regress/table.txt); exits
+# 1 if a mutant is missed or does not build, or the clean kernel fails.
+# REGRESS_FLAGS: --full (the whole suite on every kernel), entry numbers
+# (REGRESS_FLAGS=003), --run-jobs N.  docs/regressions.md.
+REGRESS_FLAGS ?=
+# The kernel cache (sources, object tree, the clean kernel) is the one
+# `make kernel` uses.
+REGRESS_KERNEL_CACHE ?= $(or $(KERNEL_OUT),$(BUILD)/kernel)
+
+.PHONY: check-regressions
+check-regressions: $(VM_BINS)
+	kernel-patch/regressions/check.sh --build $(BUILD) \
+		--cache $(REGRESS_KERNEL_CACHE) --jobs $(KERNEL_JOBS) \
+		$(REGRESS_FLAGS)

@@ -43,13 +43,8 @@ struct acm_eps {
 };
 
 struct acm {
-	struct acm_eps eps;
 	uint8_t comm_if;
-	int serial_state;		/* -1: never sent */
-	uint8_t coding[7];		/* struct usb_cdc_line_coding, as set */
-	struct ser_port port;
-	struct ser_notify notify;
-	struct ser_urbq in;		/* bulk IN URBs waiting for data */
+	struct ser_cdc cdc;
 };
 
 /* The first configuration with both interfaces the function needs. */
@@ -91,18 +86,8 @@ static int acm_find(const struct gd_device *m, struct acm_eps *e)
 static int acm_serial_state_opt(const struct gd_device *m, int *state,
 				struct script_error *err)
 {
-	const struct gd_fn_opt *opt = fn_opt(m, "serial-state");
-	uint64_t v;
-	int rc;
-
-	if (opt && !strcmp(opt->value, "off")) {
-		*state = -1;
-		return 0;
-	}
-	rc = fn_opt_u64(m, "serial-state", ACM_SERIAL_STATE_DEFAULT, 0xffff, 0,
-			&v, err);
-	*state = v;
-	return rc;
+	return ser_serial_state_opt(m, ACM_SERIAL_STATE_DEFAULT, 0xffff, state,
+				    err);
 }
 
 static int acm_validate(const struct gd_device *m, struct script_error *err)
@@ -128,38 +113,33 @@ static int acm_validate(const struct gd_device *m, struct script_error *err)
 	       ser_ep_check_free(m, e.out, "data OUT endpoint", err);
 }
 
-static void acm_coding_init(struct acm *a)
-{
-	/* 9600 baud, 1 stop bit, no parity, 8 data bits */
-	static const uint8_t def[7] = { 0x80, 0x25, 0, 0, 0, 0, 8 };
-
-	memcpy(a->coding, def, sizeof(def));
-}
-
 static int acm_attach(struct gdev *dev)
 {
 	struct script_error err;
+	struct acm_eps e;
 	struct acm *a;
 	int rc;
 
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
-	if (acm_find(dev->model, &a->eps) ||
-	    acm_serial_state_opt(dev->model, &a->serial_state, &err)) {
+	if (acm_find(dev->model, &e) ||
+	    acm_serial_state_opt(dev->model, &a->cdc.serial_state, &err)) {
 		/* validate() accepted the script: cannot happen */
 		free(a);
 		return -EINVAL;
 	}
-	rc = ser_port_init(&a->port, dev->model);
+	a->comm_if = e.comm->bInterfaceNumber;
+	a->cdc.who = "acm";
+	a->cdc.notify_ep = e.notify;
+	a->cdc.in_ep = e.in;
+	a->cdc.out_ep = e.out;
+	a->cdc.notify_index = a->comm_if;
+	rc = ser_cdc_init(&a->cdc, dev->model);
 	if (rc) {
 		free(a);
 		return rc;
 	}
-	a->comm_if = a->eps.comm->bInterfaceNumber;
-	acm_coding_init(a);
-	ser_notify_init(&a->notify, a->eps.notify->wMaxPacketSize);
-	ser_urbq_init(&a->in);
 	dev->function_state = a;
 	return 0;
 }
@@ -170,9 +150,7 @@ static void acm_detach(struct gdev *dev, void (*free_urb)(struct urb *urb))
 
 	if (!a)
 		return;
-	ser_urbq_free(&a->in, free_urb);
-	ser_notify_clear(dev, &a->notify, 0, free_urb);
-	ser_port_release(dev, &a->port, free_urb);
+	ser_cdc_release(dev, &a->cdc, free_urb);
 	free(a);
 	dev->function_state = NULL;
 }
@@ -183,138 +161,49 @@ static void acm_reset(struct gdev *dev)
 
 	if (!a)
 		return;
-	ser_urbq_flush(dev, &a->in, -ESHUTDOWN);
-	ser_notify_clear(dev, &a->notify, -ESHUTDOWN, NULL);
-	ser_port_reset(dev, &a->port);
-	acm_coding_init(a);
-}
-
-/* Serve the data IN URBs from the queue, refilling it from OUT data. */
-static void acm_kick(struct gdev *dev, struct acm *a)
-{
-	bool progress;
-	struct urb *urb;
-	size_t n;
-
-	do {
-		progress = false;
-		ser_port_pump(dev, &a->port);
-		while (a->in.head && ser_port_pending(&a->port)) {
-			urb = ser_urbq_pop(&a->in);
-			n = ser_port_take(&a->port, urb->buf, urb->length);
-			gdev_complete(dev, urb, 0, n);
-			progress = true;
-		}
-	} while (progress);
-}
-
-static void acm_set_coding(struct acm *a, const uint8_t *b)
-{
-	struct ser_line *l = &a->port.line;
-
-	memcpy(a->coding, b, sizeof(a->coding));
-	l->baud = b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24;
-	l->stop = b[4];
-	l->parity = b[5];
-	l->data_bits = b[6];
-	ser_line_log("acm", l);
-}
-
-static void acm_set_lines(struct acm *a, uint16_t wValue)
-{
-	struct ser_line *l = &a->port.line;
-	bool raised = !l->dtr && (wValue & USB_CDC_CTRL_DTR);
-
-	l->dtr = wValue & USB_CDC_CTRL_DTR;
-	l->rts = wValue & USB_CDC_CTRL_RTS;
-	ser_line_log("acm", l);
-	if (raised && a->serial_state >= 0)
-		ser_notify_serial_state(&a->notify, a->comm_if,
-					a->serial_state);
+	ser_cdc_reset(dev, &a->cdc);
 }
 
 static int acm_control(struct gdev *dev, const struct usb_setup *s,
 		       uint8_t *data, size_t len)
 {
 	struct acm *a = dev->function_state;
-	bool in = s->bmRequestType & USB_DIR_IN;
-	size_t n;
+	struct ser_line *l;
 
 	if (!a || (s->bmRequestType & (USB_TYPE_MASK | USB_RECIP_MASK)) !=
 		  (USB_TYPE_CLASS | USB_RECIP_INTERFACE) ||
 	    (s->wIndex & 0xff) != a->comm_if)
 		return -ENOENT;
+	if (s->bRequest != USB_CDC_REQ_SEND_BREAK)
+		return ser_cdc_control(dev, &a->cdc, s, data, len);
 
-	switch (s->bRequest) {
-	case USB_CDC_REQ_SET_LINE_CODING:
-		/* exactly the 7-byte structure, or a Request Error */
-		if (in || s->wLength != sizeof(a->coding) ||
-		    len < sizeof(a->coding))
-			return -EPIPE;
-		acm_set_coding(a, data);
-		return 0;
-	case USB_CDC_REQ_GET_LINE_CODING:
-		if (!in)
-			return -EPIPE;
-		n = len < sizeof(a->coding) ? len : sizeof(a->coding);
-		memcpy(data, a->coding, n);
-		return n;
-	case USB_CDC_REQ_SET_CONTROL_LINE_STATE:
-		if (in)
-			return -EPIPE;
-		acm_set_lines(a, s->wValue);
-		ser_notify_serve(dev, &a->notify);
-		return 0;
-	case USB_CDC_REQ_SEND_BREAK:
-		if (in)
-			return -EPIPE;
-		/* 0xffff: until SEND_BREAK 0; else wValue ms, taken as done */
-		ser_line_set_break(&a->port.line, s->wValue != 0);
-		if (s->wValue != 0xffff)
-			a->port.line.brk = false;
-		ser_line_log("acm", &a->port.line);
-		return 0;
-	default:
-		return -ENOENT;
-	}
+	if (s->bmRequestType & USB_DIR_IN)
+		return -EPIPE;
+	/* 0xffff: until SEND_BREAK 0; else wValue ms, taken as done */
+	l = &a->cdc.port.line;
+	ser_line_set_break(l, s->wValue != 0);
+	if (s->wValue != 0xffff)
+		l->brk = false;
+	ser_line_log("acm", l);
+	return 0;
 }
 
 static int acm_submit(struct gdev *dev, struct urb *urb)
 {
 	struct acm *a = dev->function_state;
-	uint8_t addr;
 
 	if (!a)
 		return -ENOENT;
-	addr = urb->ep | (urb->dir_in ? USB_DIR_IN : 0);
-	if (addr == a->eps.out->bEndpointAddress) {
-		ser_port_submit_out(dev, &a->port, urb);
-		acm_kick(dev, a);
-	} else if (addr == a->eps.in->bEndpointAddress) {
-		ser_urbq_push(&a->in, urb);
-		acm_kick(dev, a);
-	} else if (addr == a->eps.notify->bEndpointAddress) {
-		ser_urbq_push(&a->notify.urbs, urb);
-		ser_notify_serve(dev, &a->notify);
-	} else {
-		return -ENOENT;
-	}
-	return 0;
+	return ser_cdc_submit(dev, &a->cdc, urb);
 }
 
 static struct urb *acm_unlink(struct gdev *dev, uint32_t seqnum)
 {
 	struct acm *a = dev->function_state;
-	struct urb *urb;
 
 	if (!a)
 		return NULL;
-	urb = ser_urbq_remove(&a->in, seqnum);
-	if (!urb)
-		urb = ser_urbq_remove(&a->notify.urbs, seqnum);
-	if (!urb)
-		urb = ser_port_unlink(&a->port, seqnum);
-	return urb;
+	return ser_cdc_unlink(&a->cdc, seqnum);
 }
 
 const struct gd_function_ops fn_acm_ops = {

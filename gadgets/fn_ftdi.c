@@ -124,7 +124,7 @@ struct ftdi {
 	bool status_due;		/* send a status-only packet */
 	uint16_t eeprom[FTDI_EEPROM_WORDS];
 	struct ser_port port;
-	struct ser_urbq in;
+	struct fn_urbq in;
 };
 
 static const struct ftdi_chip *ftdi_chip(uint16_t bcd)
@@ -242,7 +242,7 @@ static int ftdi_attach(struct gdev *dev)
 		free(f);
 		return rc;
 	}
-	ser_urbq_init(&f->in);
+	fn_urbq_init(&f->in);
 	ftdi_state_init(f);
 	dev->function_state = f;
 	log_info("ftdi: an %s", f->chip->name);
@@ -255,7 +255,7 @@ static void ftdi_detach(struct gdev *dev, void (*free_urb)(struct urb *urb))
 
 	if (!f)
 		return;
-	ser_urbq_free(&f->in, free_urb);
+	fn_urbq_free(&f->in, free_urb);
 	ser_port_release(dev, &f->port, free_urb);
 	free(f);
 	dev->function_state = NULL;
@@ -267,7 +267,7 @@ static void ftdi_reset(struct gdev *dev)
 
 	if (!f)
 		return;
-	ser_urbq_flush(dev, &f->in, -ESHUTDOWN);
+	fn_urbq_flush(dev, &f->in, -ESHUTDOWN);
 	ser_port_reset(dev, &f->port);
 	ftdi_state_init(f);
 }
@@ -314,7 +314,7 @@ static void ftdi_kick(struct gdev *dev, struct ftdi *f)
 		ser_port_pump(dev, &f->port);
 		while (f->in.head &&
 		       (ser_port_pending(&f->port) || f->status_due)) {
-			urb = ser_urbq_pop(&f->in);
+			urb = fn_urbq_pop(&f->in);
 			gdev_complete(dev, urb, 0, ftdi_fill(f, urb->buf,
 							     urb->length));
 			progress = true;
@@ -483,7 +483,7 @@ static int ftdi_submit(struct gdev *dev, struct urb *urb)
 	if (addr == f->ep_out)
 		ser_port_submit_out(dev, &f->port, urb);
 	else if (addr == f->ep_in)
-		ser_urbq_push(&f->in, urb);
+		fn_urbq_push(&f->in, urb);
 	else
 		return -ENOENT;
 	ftdi_kick(dev, f);
@@ -497,7 +497,7 @@ static struct urb *ftdi_unlink(struct gdev *dev, uint32_t seqnum)
 
 	if (!f)
 		return NULL;
-	urb = ser_urbq_remove(&f->in, seqnum);
+	urb = fn_urbq_remove(&f->in, seqnum);
 	if (!urb)
 		urb = ser_port_unlink(&f->port, seqnum);
 	return urb;

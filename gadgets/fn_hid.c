@@ -167,8 +167,7 @@ struct hid_state {
 	struct hid_cfg cfg;
 	struct gdev *dev;
 	struct event *timer;
-	struct urb *in_q;		/* held interrupt IN URBs, FIFO */
-	struct urb **in_tail;
+	struct fn_urbq in;		/* held interrupt IN URBs */
 	size_t pos;			/* next item */
 	bool started;
 	bool due;			/* items[pos] may go now */
@@ -840,26 +839,6 @@ static int hid_validate(const struct gd_device *m, struct script_error *err)
 	return ret;
 }
 
-static void in_push(struct hid_state *st, struct urb *urb)
-{
-	urb->next = NULL;
-	*st->in_tail = urb;
-	st->in_tail = &urb->next;
-}
-
-static struct urb *in_pop(struct hid_state *st)
-{
-	struct urb *urb = st->in_q;
-
-	if (!urb)
-		return NULL;
-	st->in_q = urb->next;
-	if (!st->in_q)
-		st->in_tail = &st->in_q;
-	urb->next = NULL;
-	return urb;
-}
-
 /* Wait ms for items[pos]; 0: it is due now. */
 static void arm(struct hid_state *st, uint32_t ms)
 {
@@ -884,9 +863,9 @@ static void pump(struct hid_state *st)
 	struct urb *urb;
 	size_t n;
 
-	while (st->due && st->in_q) {
+	while (st->due && st->in.head) {
 		it = &st->cfg.items[st->pos];
-		urb = in_pop(st);
+		urb = fn_urbq_pop(&st->in);
 		/* never more than the URB asks; usbhid's buffer holds its
 		 * longest input report */
 		n = it->len < urb->length ? it->len : urb->length;
@@ -951,7 +930,7 @@ static int hid_attach(struct gdev *dev)
 		return -ENOMEM;
 	}
 	st->dev = dev;
-	st->in_tail = &st->in_q;
+	fn_urbq_init(&st->in);
 	st->protocol = 1;		/* HID 1.11 7.2.6: report after reset */
 	/* HID 1.11 7.2.4: 500 ms recommended for keyboards, 0 for mice */
 	if (st->cfg.kind == HID_KEYBOARD)
@@ -966,12 +945,10 @@ static int hid_attach(struct gdev *dev)
 static void hid_detach(struct gdev *dev, void (*free_urb)(struct urb *urb))
 {
 	struct hid_state *st = dev->function_state;
-	struct urb *urb;
 
 	if (!st)
 		return;
-	while ((urb = in_pop(st)))
-		free_urb(urb);
+	fn_urbq_free(&st->in, free_urb);
 	event_free(st->timer);
 	cfg_free(&st->cfg);
 	free(st);
@@ -981,27 +958,15 @@ static void hid_detach(struct gdev *dev, void (*free_urb)(struct urb *urb))
 static void hid_reset(struct gdev *dev)
 {
 	struct hid_state *st = dev->function_state;
-	struct urb *urb;
 
-	while ((urb = in_pop(st)))
-		gdev_complete(dev, urb, -ESHUTDOWN, 0);
+	fn_urbq_flush(dev, &st->in, -ESHUTDOWN);
 }
 
 static struct urb *hid_unlink(struct gdev *dev, uint32_t seqnum)
 {
 	struct hid_state *st = dev->function_state;
-	struct urb **pp, *urb;
 
-	for (pp = &st->in_q; (urb = *pp); pp = &urb->next) {
-		if (urb->seqnum != seqnum)
-			continue;
-		*pp = urb->next;
-		if (st->in_tail == &urb->next)
-			st->in_tail = pp;
-		urb->next = NULL;
-		return urb;
-	}
-	return NULL;
+	return fn_urbq_remove(&st->in, seqnum);
 }
 
 static void store_output(struct hid_state *st, const uint8_t *data,
@@ -1026,7 +991,7 @@ static int hid_submit(struct gdev *dev, struct urb *urb)
 	uint8_t addr = urb->ep | (urb->dir_in ? USB_DIR_IN : 0);
 
 	if (addr == st->cfg.ep_in) {
-		in_push(st, urb);
+		fn_urbq_push(&st->in, urb);
 		if (st->cfg.start == START_FIRST_IN)
 			start(st);
 		pump(st);

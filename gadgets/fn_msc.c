@@ -171,8 +171,7 @@ struct msc_state {
 	bool medium;			/* not ejected */
 	bool prevent;			/* PREVENT MEDIUM REMOVAL */
 
-	struct urb *in_q, **in_tail;	/* held URBs, FIFO per direction */
-	struct urb *out_q, **out_tail;
+	struct fn_urbq in, out;		/* held URBs, per direction */
 	enum msc_phase phase;
 	bool need_reset;		/* 6.6.1: STALL until a BOT reset */
 
@@ -494,57 +493,15 @@ static int medium_sync(struct msc_state *st)
 	return 0;
 }
 
-/* ---- URB queues ---- */
-
-static void q_push(struct urb ***tail, struct urb *urb)
-{
-	urb->next = NULL;
-	**tail = urb;
-	*tail = &urb->next;
-}
-
-static struct urb *q_pop(struct urb **head, struct urb ***tail)
-{
-	struct urb *urb = *head;
-
-	if (!urb)
-		return NULL;
-	*head = urb->next;
-	if (!*head)
-		*tail = head;
-	urb->next = NULL;
-	return urb;
-}
-
-static struct urb *q_remove(struct urb **head, struct urb ***tail,
-			    uint32_t seqnum)
-{
-	struct urb **pp, *urb;
-
-	for (pp = head; (urb = *pp); pp = &urb->next) {
-		if (urb->seqnum != seqnum)
-			continue;
-		*pp = urb->next;
-		if (*tail == &urb->next)
-			*tail = pp;
-		urb->next = NULL;
-		return urb;
-	}
-	return NULL;
-}
-
 /* STALL: halt the endpoint and fail what is held on it (-EPIPE). */
 static void halt(struct msc_state *st, bool in)
 {
 	struct gdev_ep *ep = gdev_ep_by_addr(st->dev, in ? st->cfg.ep_in :
 					     st->cfg.ep_out);
-	struct urb *urb;
 
 	if (ep)
 		gdev_ep_set_halt(st->dev, ep, true);
-	while ((urb = in ? q_pop(&st->in_q, &st->in_tail) :
-		q_pop(&st->out_q, &st->out_tail)))
-		gdev_complete(st->dev, urb, -EPIPE, 0);
+	fn_urbq_flush(st->dev, in ? &st->in : &st->out, -EPIPE);
 }
 
 /* ---- SCSI ---- */
@@ -1002,7 +959,7 @@ static void do_data_in(struct msc_state *st, struct urb *urb)
 	if (!n) {
 		/* nothing (more) to send: STALL the data stage (case 4) */
 		st->phase = PH_CSW;
-		q_push(&st->in_tail, urb);	/* halt() fails it */
+		fn_urbq_push(&st->in, urb);	/* halt() fails it */
 		halt(st, true);
 		return;
 	}
@@ -1101,9 +1058,9 @@ static void pump(struct msc_state *st)
 	for (;;) {
 		/* the stage decides which direction may move */
 		if (st->phase == PH_CBW || st->phase == PH_DATA_OUT)
-			urb = q_pop(&st->out_q, &st->out_tail);
+			urb = fn_urbq_pop(&st->out);
 		else
-			urb = q_pop(&st->in_q, &st->in_tail);
+			urb = fn_urbq_pop(&st->in);
 		if (!urb)
 			break;
 		switch (st->phase) {
@@ -1149,8 +1106,8 @@ static int msc_attach(struct gdev *dev)
 	}
 	st->dev = dev;
 	st->medium = true;
-	st->in_tail = &st->in_q;
-	st->out_tail = &st->out_q;
+	fn_urbq_init(&st->in);
+	fn_urbq_init(&st->out);
 	st->phase = PH_CBW;
 	log_info("interface %u: %llu blocks of %u bytes (%s%s)", st->cfg.intf,
 		 (unsigned long long)st->blocks, st->cfg.block_size,
@@ -1163,14 +1120,11 @@ static int msc_attach(struct gdev *dev)
 static void msc_detach(struct gdev *dev, void (*free_urb)(struct urb *urb))
 {
 	struct msc_state *st = dev->function_state;
-	struct urb *urb;
 
 	if (!st)
 		return;
-	while ((urb = q_pop(&st->in_q, &st->in_tail)))
-		free_urb(urb);
-	while ((urb = q_pop(&st->out_q, &st->out_tail)))
-		free_urb(urb);
+	fn_urbq_free(&st->in, free_urb);
+	fn_urbq_free(&st->out, free_urb);
 	if (st->fd >= 0) {
 		int ret = medium_sync(st);
 
@@ -1187,12 +1141,9 @@ static void msc_detach(struct gdev *dev, void (*free_urb)(struct urb *urb))
 static void msc_reset(struct gdev *dev)
 {
 	struct msc_state *st = dev->function_state;
-	struct urb *urb;
 
-	while ((urb = q_pop(&st->in_q, &st->in_tail)))
-		gdev_complete(dev, urb, -ESHUTDOWN, 0);
-	while ((urb = q_pop(&st->out_q, &st->out_tail)))
-		gdev_complete(dev, urb, -ESHUTDOWN, 0);
+	fn_urbq_flush(dev, &st->in, -ESHUTDOWN);
+	fn_urbq_flush(dev, &st->out, -ESHUTDOWN);
 	st->phase = PH_CBW;
 	st->need_reset = false;
 }
@@ -1202,9 +1153,9 @@ static struct urb *msc_unlink(struct gdev *dev, uint32_t seqnum)
 	struct msc_state *st = dev->function_state;
 	struct urb *urb;
 
-	urb = q_remove(&st->in_q, &st->in_tail, seqnum);
+	urb = fn_urbq_remove(&st->in, seqnum);
 	if (!urb)
-		urb = q_remove(&st->out_q, &st->out_tail, seqnum);
+		urb = fn_urbq_remove(&st->out, seqnum);
 	return urb;
 }
 
@@ -1224,9 +1175,9 @@ static int msc_submit(struct gdev *dev, struct urb *urb)
 		return 0;
 	}
 	if (urb->dir_in)
-		q_push(&st->in_tail, urb);
+		fn_urbq_push(&st->in, urb);
 	else
-		q_push(&st->out_tail, urb);
+		fn_urbq_push(&st->out, urb);
 	pump(st);
 	return 0;
 }

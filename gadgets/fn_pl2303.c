@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/usb/cdc.h>
 #include <linux/usb/ch9.h>
 
 #include "function.h"
@@ -62,18 +63,20 @@
 #define PL_UART_CTS		0x80
 #define PL_SERIAL_STATE_DEFAULT	(PL_UART_DCD | PL_UART_DSR | PL_UART_CTS)
 
+/* The line requests are CDC's (ser_cdc_control() serves them). */
+_Static_assert(PL_SET_LINE == USB_CDC_REQ_SET_LINE_CODING &&
+	       PL_GET_LINE == USB_CDC_REQ_GET_LINE_CODING &&
+	       PL_SET_CONTROL == USB_CDC_REQ_SET_CONTROL_LINE_STATE &&
+	       PL_CONTROL_DTR == USB_CDC_CTRL_DTR &&
+	       PL_CONTROL_RTS == USB_CDC_CTRL_RTS, "pl2303 line requests");
+
 struct pl2303_eps {
 	const struct gd_endpoint *irq, *in, *out;
 };
 
 struct pl2303 {
-	struct pl2303_eps eps;
-	int serial_state;		/* -1: never sent */
-	uint8_t line[7];		/* as last set */
 	uint8_t regs[256];
-	struct ser_port port;
-	struct ser_notify notify;
-	struct ser_urbq in;
+	struct ser_cdc cdc;
 };
 
 /* The first interface with an interrupt IN and a bulk pair. */
@@ -100,18 +103,8 @@ static int pl2303_find(const struct gd_device *m, struct pl2303_eps *e)
 static int pl2303_serial_state_opt(const struct gd_device *m, int *state,
 				   struct script_error *err)
 {
-	const struct gd_fn_opt *opt = fn_opt(m, "serial-state");
-	uint64_t v;
-	int rc;
-
-	if (opt && !strcmp(opt->value, "off")) {
-		*state = -1;
-		return 0;
-	}
-	rc = fn_opt_u64(m, "serial-state", PL_SERIAL_STATE_DEFAULT, 0xff, 0,
-			&v, err);
-	*state = v;
-	return rc;
+	return ser_serial_state_opt(m, PL_SERIAL_STATE_DEFAULT, 0xff, state,
+				    err);
 }
 
 static int pl2303_validate(const struct gd_device *m,
@@ -134,86 +127,6 @@ static int pl2303_validate(const struct gd_device *m,
 	       ser_ep_check_free(m, e.out, "data OUT endpoint", err);
 }
 
-static void pl2303_state_init(struct pl2303 *p)
-{
-	/* 9600 baud, 1 stop bit, no parity, 8 data bits */
-	static const uint8_t def[7] = { 0x80, 0x25, 0, 0, 0, 0, 8 };
-
-	memcpy(p->line, def, sizeof(def));
-	memset(p->regs, 0, sizeof(p->regs));
-}
-
-static int pl2303_attach(struct gdev *dev)
-{
-	struct script_error err;
-	struct pl2303 *p;
-	int rc;
-
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	if (pl2303_find(dev->model, &p->eps) ||
-	    pl2303_serial_state_opt(dev->model, &p->serial_state, &err)) {
-		/* validate() accepted the script: cannot happen */
-		free(p);
-		return -EINVAL;
-	}
-	rc = ser_port_init(&p->port, dev->model);
-	if (rc) {
-		free(p);
-		return rc;
-	}
-	pl2303_state_init(p);
-	ser_notify_init(&p->notify, p->eps.irq->wMaxPacketSize);
-	ser_urbq_init(&p->in);
-	dev->function_state = p;
-	return 0;
-}
-
-static void pl2303_detach(struct gdev *dev,
-			  void (*free_urb)(struct urb *urb))
-{
-	struct pl2303 *p = dev->function_state;
-
-	if (!p)
-		return;
-	ser_urbq_free(&p->in, free_urb);
-	ser_notify_clear(dev, &p->notify, 0, free_urb);
-	ser_port_release(dev, &p->port, free_urb);
-	free(p);
-	dev->function_state = NULL;
-}
-
-static void pl2303_reset(struct gdev *dev)
-{
-	struct pl2303 *p = dev->function_state;
-
-	if (!p)
-		return;
-	ser_urbq_flush(dev, &p->in, -ESHUTDOWN);
-	ser_notify_clear(dev, &p->notify, -ESHUTDOWN, NULL);
-	ser_port_reset(dev, &p->port);
-	pl2303_state_init(p);
-}
-
-static void pl2303_kick(struct gdev *dev, struct pl2303 *p)
-{
-	bool progress;
-	struct urb *urb;
-	size_t n;
-
-	do {
-		progress = false;
-		ser_port_pump(dev, &p->port);
-		while (p->in.head && ser_port_pending(&p->port)) {
-			urb = ser_urbq_pop(&p->in);
-			n = ser_port_take(&p->port, urb->buf, urb->length);
-			gdev_complete(dev, urb, 0, n);
-			progress = true;
-		}
-	} while (progress);
-}
-
 /*
  * The baud rate in a line request: direct (LE32), or with bit 31 set the
  * HX divisor pl2303_encode_baud_rate_divisor() writes,
@@ -233,28 +146,57 @@ static uint32_t pl2303_decode_baud(const uint8_t *b)
 	return (12000000u * 32 / mantissa) >> (2 * exponent);
 }
 
-static void pl2303_set_line(struct pl2303 *p, const uint8_t *b)
+static int pl2303_attach(struct gdev *dev)
 {
-	struct ser_line *l = &p->port.line;
+	struct script_error err;
+	struct pl2303_eps e;
+	struct pl2303 *p;
+	int rc;
 
-	memcpy(p->line, b, sizeof(p->line));
-	l->baud = pl2303_decode_baud(b);
-	l->stop = b[4];
-	l->parity = b[5];
-	l->data_bits = b[6];
-	ser_line_log("pl2303", l);
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	if (pl2303_find(dev->model, &e) ||
+	    pl2303_serial_state_opt(dev->model, &p->cdc.serial_state, &err)) {
+		/* validate() accepted the script: cannot happen */
+		free(p);
+		return -EINVAL;
+	}
+	p->cdc.who = "pl2303";
+	p->cdc.notify_ep = e.irq;
+	p->cdc.in_ep = e.in;
+	p->cdc.out_ep = e.out;
+	p->cdc.notify_index = 0;
+	p->cdc.decode_baud = pl2303_decode_baud;
+	rc = ser_cdc_init(&p->cdc, dev->model);
+	if (rc) {
+		free(p);
+		return rc;
+	}
+	dev->function_state = p;
+	return 0;
 }
 
-static void pl2303_set_lines(struct pl2303 *p, uint16_t wValue)
+static void pl2303_detach(struct gdev *dev,
+			  void (*free_urb)(struct urb *urb))
 {
-	struct ser_line *l = &p->port.line;
-	bool raised = !l->dtr && (wValue & PL_CONTROL_DTR);
+	struct pl2303 *p = dev->function_state;
 
-	l->dtr = wValue & PL_CONTROL_DTR;
-	l->rts = wValue & PL_CONTROL_RTS;
-	ser_line_log("pl2303", l);
-	if (raised && p->serial_state >= 0)
-		ser_notify_serial_state(&p->notify, 0, p->serial_state);
+	if (!p)
+		return;
+	ser_cdc_release(dev, &p->cdc, free_urb);
+	free(p);
+	dev->function_state = NULL;
+}
+
+static void pl2303_reset(struct gdev *dev)
+{
+	struct pl2303 *p = dev->function_state;
+
+	if (!p)
+		return;
+	ser_cdc_reset(dev, &p->cdc);
+	memset(p->regs, 0, sizeof(p->regs));
 }
 
 static int pl2303_vendor(struct pl2303 *p, const struct usb_setup *s,
@@ -291,8 +233,6 @@ static int pl2303_control(struct gdev *dev, const struct usb_setup *s,
 			  uint8_t *data, size_t len)
 {
 	struct pl2303 *p = dev->function_state;
-	bool in = s->bmRequestType & USB_DIR_IN;
-	size_t n;
 
 	if (!p)
 		return -ENOENT;
@@ -300,72 +240,33 @@ static int pl2303_control(struct gdev *dev, const struct usb_setup *s,
 		return pl2303_vendor(p, s, data, len);
 	if ((s->bmRequestType & USB_TYPE_MASK) != USB_TYPE_CLASS)
 		return -ENOENT;
-	switch (s->bRequest) {
-	case PL_SET_LINE:
-		if (in || s->wLength != sizeof(p->line) ||
-		    len < sizeof(p->line))
-			return -EPIPE;
-		pl2303_set_line(p, data);
-		return 0;
-	case PL_GET_LINE:
-		if (!in)
-			return -EPIPE;
-		n = len < sizeof(p->line) ? len : sizeof(p->line);
-		memcpy(data, p->line, n);
-		return n;
-	case PL_SET_CONTROL:
-		if (in)
-			return -EPIPE;
-		pl2303_set_lines(p, s->wValue);
-		ser_notify_serve(dev, &p->notify);
-		return 0;
-	case PL_BREAK:
-		if (in)
-			return -EPIPE;
-		ser_line_set_break(&p->port.line, s->wValue == PL_BREAK_ON);
-		ser_line_log("pl2303", &p->port.line);
-		return 0;
-	default:
-		return -ENOENT;
-	}
+	if (s->bRequest != PL_BREAK)
+		/* PL_SET_LINE, PL_GET_LINE, PL_SET_CONTROL: the CDC requests */
+		return ser_cdc_control(dev, &p->cdc, s, data, len);
+
+	if (s->bmRequestType & USB_DIR_IN)
+		return -EPIPE;
+	ser_line_set_break(&p->cdc.port.line, s->wValue == PL_BREAK_ON);
+	ser_line_log("pl2303", &p->cdc.port.line);
+	return 0;
 }
 
 static int pl2303_submit(struct gdev *dev, struct urb *urb)
 {
 	struct pl2303 *p = dev->function_state;
-	uint8_t addr;
 
 	if (!p)
 		return -ENOENT;
-	addr = urb->ep | (urb->dir_in ? USB_DIR_IN : 0);
-	if (addr == p->eps.out->bEndpointAddress) {
-		ser_port_submit_out(dev, &p->port, urb);
-		pl2303_kick(dev, p);
-	} else if (addr == p->eps.in->bEndpointAddress) {
-		ser_urbq_push(&p->in, urb);
-		pl2303_kick(dev, p);
-	} else if (addr == p->eps.irq->bEndpointAddress) {
-		ser_urbq_push(&p->notify.urbs, urb);
-		ser_notify_serve(dev, &p->notify);
-	} else {
-		return -ENOENT;
-	}
-	return 0;
+	return ser_cdc_submit(dev, &p->cdc, urb);
 }
 
 static struct urb *pl2303_unlink(struct gdev *dev, uint32_t seqnum)
 {
 	struct pl2303 *p = dev->function_state;
-	struct urb *urb;
 
 	if (!p)
 		return NULL;
-	urb = ser_urbq_remove(&p->in, seqnum);
-	if (!urb)
-		urb = ser_urbq_remove(&p->notify.urbs, seqnum);
-	if (!urb)
-		urb = ser_port_unlink(&p->port, seqnum);
-	return urb;
+	return ser_cdc_unlink(&p->cdc, seqnum);
 }
 
 const struct gd_function_ops fn_pl2303_ops = {

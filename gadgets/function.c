@@ -124,3 +124,64 @@ int fn_opt_only(const struct gd_device *model, const char *const *keys,
 	}
 	return 0;
 }
+
+/* ---- pending URB queues ---- */
+
+void fn_urbq_init(struct fn_urbq *q)
+{
+	q->head = NULL;
+	q->tail = &q->head;
+}
+
+void fn_urbq_push(struct fn_urbq *q, struct urb *urb)
+{
+	urb->next = NULL;
+	*q->tail = urb;
+	q->tail = &urb->next;
+}
+
+struct urb *fn_urbq_pop(struct fn_urbq *q)
+{
+	struct urb *urb = q->head;
+
+	if (!urb)
+		return NULL;
+	q->head = urb->next;
+	if (!q->head)
+		q->tail = &q->head;
+	urb->next = NULL;
+	return urb;
+}
+
+struct urb *fn_urbq_remove(struct fn_urbq *q, uint32_t seqnum)
+{
+	struct urb **pp, *urb;
+
+	for (pp = &q->head; (urb = *pp); pp = &urb->next) {
+		if (urb->seqnum != seqnum)
+			continue;
+		*pp = urb->next;
+		if (q->tail == &urb->next)
+			q->tail = pp;
+		urb->next = NULL;
+		return urb;
+	}
+	return NULL;
+}
+
+void fn_urbq_flush(struct gdev *dev, struct fn_urbq *q, int status)
+{
+	struct urb *urb;
+
+	while ((urb = fn_urbq_pop(q)))
+		gdev_complete(dev, urb, status, 0);
+}
+
+void fn_urbq_free(struct fn_urbq *q, void (*free_urb)(struct urb *urb))
+{
+	struct urb *urb;
+
+	while ((urb = fn_urbq_pop(q)))
+		if (free_urb)
+			free_urb(urb);
+}

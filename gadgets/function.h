@@ -63,6 +63,33 @@ extern const struct gd_function_ops *const gd_functions[];
 void gdev_complete(struct gdev *dev, struct urb *urb, int status,
 		   uint32_t actual);
 
+/*
+ * ---- pending URB queues ----
+ * A FIFO of URBs a function holds without completing them (a pending URB is
+ * a NAK to the host).  The queue links URBs through urb->next, so an URB is
+ * in at most one queue and its owner must not touch urb->next meanwhile;
+ * push, pop and remove leave urb->next NULL on the URB that leaves.  What
+ * the function still holds at reset() goes through fn_urbq_flush(), at
+ * detach() through fn_urbq_free(), and unlink() asks fn_urbq_remove().
+ */
+struct fn_urbq {
+	struct urb *head;
+	struct urb **tail;
+};
+
+/* Empty queue; required before any other call. */
+void fn_urbq_init(struct fn_urbq *q);
+void fn_urbq_push(struct fn_urbq *q, struct urb *urb);
+/* The oldest URB, taken out of the queue, or NULL. */
+struct urb *fn_urbq_pop(struct fn_urbq *q);
+/* The URB with that seqnum, taken out of the queue, or NULL. */
+struct urb *fn_urbq_remove(struct fn_urbq *q, uint32_t seqnum);
+/* Complete every queued URB with status and actual 0 (reset: -ESHUTDOWN). */
+void fn_urbq_flush(struct gdev *dev, struct fn_urbq *q, int status);
+/* Free every queued URB with free_urb without completing it (detach); a
+ * NULL free_urb just empties the queue. */
+void fn_urbq_free(struct fn_urbq *q, void (*free_urb)(struct urb *urb));
+
 /* ---- options: `key value...` lines of the script's function block ---- */
 const struct gd_fn_opt *fn_opt(const struct gd_device *model,
 			       const char *key);

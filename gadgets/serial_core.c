@@ -15,67 +15,6 @@
 #include "log.h"
 #include "serial_core.h"
 
-/* ---- URB queues ---- */
-
-void ser_urbq_init(struct ser_urbq *q)
-{
-	q->head = NULL;
-	q->tail = &q->head;
-}
-
-void ser_urbq_push(struct ser_urbq *q, struct urb *urb)
-{
-	urb->next = NULL;
-	*q->tail = urb;
-	q->tail = &urb->next;
-}
-
-struct urb *ser_urbq_pop(struct ser_urbq *q)
-{
-	struct urb *urb = q->head;
-
-	if (!urb)
-		return NULL;
-	q->head = urb->next;
-	if (!q->head)
-		q->tail = &q->head;
-	urb->next = NULL;
-	return urb;
-}
-
-struct urb *ser_urbq_remove(struct ser_urbq *q, uint32_t seqnum)
-{
-	struct urb **pp, *urb;
-
-	for (pp = &q->head; (urb = *pp); pp = &urb->next) {
-		if (urb->seqnum != seqnum)
-			continue;
-		*pp = urb->next;
-		if (q->tail == &urb->next)
-			q->tail = pp;
-		urb->next = NULL;
-		return urb;
-	}
-	return NULL;
-}
-
-void ser_urbq_flush(struct gdev *dev, struct ser_urbq *q, int status)
-{
-	struct urb *urb;
-
-	while ((urb = ser_urbq_pop(q)))
-		gdev_complete(dev, urb, status, 0);
-}
-
-void ser_urbq_free(struct ser_urbq *q, void (*free_urb)(struct urb *urb))
-{
-	struct urb *urb;
-
-	while ((urb = ser_urbq_pop(q)))
-		if (free_urb)
-			free_urb(urb);
-}
-
 /* ---- line ---- */
 
 void ser_line_init(struct ser_line *l)
@@ -310,7 +249,7 @@ int ser_port_init(struct ser_port *p, const struct gd_device *model)
 	memset(p, 0, sizeof(*p));
 	p->echo = true;
 	ser_line_init(&p->line);
-	ser_urbq_init(&p->out);
+	fn_urbq_init(&p->out);
 	/* validate() accepted these: errors here would be a bug */
 	opt = fn_opt(model, "echo");
 	if (opt && parse_echo(model, opt, &p->echo, &err))
@@ -331,9 +270,9 @@ void ser_port_release(struct gdev *dev, struct ser_port *p,
 		      void (*free_urb)(struct urb *urb))
 {
 	if (free_urb)
-		ser_urbq_free(&p->out, free_urb);
+		fn_urbq_free(&p->out, free_urb);
 	else
-		ser_urbq_flush(dev, &p->out, -ESHUTDOWN);
+		fn_urbq_flush(dev, &p->out, -ESHUTDOWN);
 	p->out_off = 0;
 	free(p->tx);
 	p->tx = NULL;
@@ -343,7 +282,7 @@ void ser_port_release(struct gdev *dev, struct ser_port *p,
 
 void ser_port_reset(struct gdev *dev, struct ser_port *p)
 {
-	ser_urbq_flush(dev, &p->out, -ESHUTDOWN);
+	fn_urbq_flush(dev, &p->out, -ESHUTDOWN);
 	p->out_off = 0;
 	ser_port_purge_tx(p);
 	p->win_len = 0;
@@ -481,7 +420,7 @@ bool ser_port_pump(struct gdev *dev, struct ser_port *p)
 			feed_byte(p, urb->buf[p->out_off++]);
 			progress = true;
 		}
-		ser_urbq_pop(&p->out);
+		fn_urbq_pop(&p->out);
 		p->out_off = 0;
 		gdev_complete(dev, urb, 0, urb->length);
 		progress = true;
@@ -492,7 +431,7 @@ bool ser_port_pump(struct gdev *dev, struct ser_port *p)
 void ser_port_submit_out(struct gdev *dev, struct ser_port *p,
 			 struct urb *urb)
 {
-	ser_urbq_push(&p->out, urb);
+	fn_urbq_push(&p->out, urb);
 	ser_port_pump(dev, p);
 }
 
@@ -505,7 +444,7 @@ struct urb *ser_port_unlink(struct ser_port *p, uint32_t seqnum)
 		 * URB, as it would on a real chip mid-transfer */
 		p->out_off = 0;
 	}
-	urb = ser_urbq_remove(&p->out, seqnum);
+	urb = fn_urbq_remove(&p->out, seqnum);
 	return urb;
 }
 
@@ -515,7 +454,7 @@ void ser_notify_init(struct ser_notify *nq, uint16_t mps)
 {
 	memset(nq, 0, sizeof(*nq));
 	nq->mps = mps & 0x7ff;	/* bits 12:11 are the high-bandwidth count */
-	ser_urbq_init(&nq->urbs);
+	fn_urbq_init(&nq->urbs);
 }
 
 void ser_notify_serial_state(struct ser_notify *nq, uint16_t wIndex,
@@ -547,7 +486,7 @@ void ser_notify_serve(struct gdev *dev, struct ser_notify *nq)
 	size_t n;
 
 	while (nq->n && nq->urbs.head) {
-		urb = ser_urbq_pop(&nq->urbs);
+		urb = fn_urbq_pop(&nq->urbs);
 		n = SER_NOTIFY_LEN - nq->off;
 		if (n > urb->length)
 			n = urb->length;
@@ -568,12 +507,176 @@ void ser_notify_clear(struct gdev *dev, struct ser_notify *nq, int status,
 		      void (*free_urb)(struct urb *urb))
 {
 	if (free_urb)
-		ser_urbq_free(&nq->urbs, free_urb);
+		fn_urbq_free(&nq->urbs, free_urb);
 	else
-		ser_urbq_flush(dev, &nq->urbs, status);
+		fn_urbq_flush(dev, &nq->urbs, status);
 	nq->first = 0;
 	nq->n = 0;
 	nq->off = 0;
+}
+
+/* ---- CDC-style serial functions ---- */
+
+int ser_serial_state_opt(const struct gd_device *model, uint64_t def,
+			 uint64_t max, int *state, struct script_error *err)
+{
+	const struct gd_fn_opt *opt = fn_opt(model, "serial-state");
+	uint64_t v;
+	int rc;
+
+	if (opt && !strcmp(opt->value, "off")) {
+		*state = -1;
+		return 0;
+	}
+	rc = fn_opt_u64(model, "serial-state", def, max, 0, &v, err);
+	*state = v;
+	return rc;
+}
+
+static void ser_cdc_coding_init(struct ser_cdc *c)
+{
+	/* 9600 baud, 1 stop bit, no parity, 8 data bits */
+	static const uint8_t def[SER_CODING_LEN] = {
+		0x80, 0x25, 0, 0, 0, 0, 8
+	};
+
+	memcpy(c->coding, def, sizeof(def));
+}
+
+int ser_cdc_init(struct ser_cdc *c, const struct gd_device *model)
+{
+	int rc;
+
+	rc = ser_port_init(&c->port, model);
+	if (rc)
+		return rc;
+	ser_cdc_coding_init(c);
+	ser_notify_init(&c->notify, c->notify_ep->wMaxPacketSize);
+	fn_urbq_init(&c->in);
+	return 0;
+}
+
+void ser_cdc_release(struct gdev *dev, struct ser_cdc *c,
+		     void (*free_urb)(struct urb *urb))
+{
+	fn_urbq_free(&c->in, free_urb);
+	ser_notify_clear(dev, &c->notify, 0, free_urb);
+	ser_port_release(dev, &c->port, free_urb);
+}
+
+void ser_cdc_reset(struct gdev *dev, struct ser_cdc *c)
+{
+	fn_urbq_flush(dev, &c->in, -ESHUTDOWN);
+	ser_notify_clear(dev, &c->notify, -ESHUTDOWN, NULL);
+	ser_port_reset(dev, &c->port);
+	ser_cdc_coding_init(c);
+}
+
+/* Serve the data IN URBs from the queue, refilling it from OUT data. */
+static void ser_cdc_kick(struct gdev *dev, struct ser_cdc *c)
+{
+	bool progress;
+	struct urb *urb;
+	size_t n;
+
+	do {
+		progress = false;
+		ser_port_pump(dev, &c->port);
+		while (c->in.head && ser_port_pending(&c->port)) {
+			urb = fn_urbq_pop(&c->in);
+			n = ser_port_take(&c->port, urb->buf, urb->length);
+			gdev_complete(dev, urb, 0, n);
+			progress = true;
+		}
+	} while (progress);
+}
+
+int ser_cdc_submit(struct gdev *dev, struct ser_cdc *c, struct urb *urb)
+{
+	uint8_t addr = urb->ep | (urb->dir_in ? USB_DIR_IN : 0);
+
+	if (addr == c->out_ep->bEndpointAddress) {
+		ser_port_submit_out(dev, &c->port, urb);
+		ser_cdc_kick(dev, c);
+	} else if (addr == c->in_ep->bEndpointAddress) {
+		fn_urbq_push(&c->in, urb);
+		ser_cdc_kick(dev, c);
+	} else if (addr == c->notify_ep->bEndpointAddress) {
+		fn_urbq_push(&c->notify.urbs, urb);
+		ser_notify_serve(dev, &c->notify);
+	} else {
+		return -ENOENT;
+	}
+	return 0;
+}
+
+struct urb *ser_cdc_unlink(struct ser_cdc *c, uint32_t seqnum)
+{
+	struct urb *urb;
+
+	urb = fn_urbq_remove(&c->in, seqnum);
+	if (!urb)
+		urb = fn_urbq_remove(&c->notify.urbs, seqnum);
+	if (!urb)
+		urb = ser_port_unlink(&c->port, seqnum);
+	return urb;
+}
+
+static void ser_cdc_set_coding(struct ser_cdc *c, const uint8_t *b)
+{
+	struct ser_line *l = &c->port.line;
+
+	memcpy(c->coding, b, sizeof(c->coding));
+	l->baud = c->decode_baud ? c->decode_baud(b) :
+		  b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24;
+	l->stop = b[4];
+	l->parity = b[5];
+	l->data_bits = b[6];
+	ser_line_log(c->who, l);
+}
+
+static void ser_cdc_set_lines(struct ser_cdc *c, uint16_t wValue)
+{
+	struct ser_line *l = &c->port.line;
+	bool raised = !l->dtr && (wValue & USB_CDC_CTRL_DTR);
+
+	l->dtr = wValue & USB_CDC_CTRL_DTR;
+	l->rts = wValue & USB_CDC_CTRL_RTS;
+	ser_line_log(c->who, l);
+	if (raised && c->serial_state >= 0)
+		ser_notify_serial_state(&c->notify, c->notify_index,
+					c->serial_state);
+}
+
+int ser_cdc_control(struct gdev *dev, struct ser_cdc *c,
+		    const struct usb_setup *s, uint8_t *data, size_t len)
+{
+	bool in = s->bmRequestType & USB_DIR_IN;
+	size_t n;
+
+	switch (s->bRequest) {
+	case USB_CDC_REQ_SET_LINE_CODING:
+		/* exactly the 7-byte structure, or a Request Error */
+		if (in || s->wLength != sizeof(c->coding) ||
+		    len < sizeof(c->coding))
+			return -EPIPE;
+		ser_cdc_set_coding(c, data);
+		return 0;
+	case USB_CDC_REQ_GET_LINE_CODING:
+		if (!in)
+			return -EPIPE;
+		n = len < sizeof(c->coding) ? len : sizeof(c->coding);
+		memcpy(data, c->coding, n);
+		return n;
+	case USB_CDC_REQ_SET_CONTROL_LINE_STATE:
+		if (in)
+			return -EPIPE;
+		ser_cdc_set_lines(c, s->wValue);
+		ser_notify_serve(dev, &c->notify);
+		return 0;
+	default:
+		return -ENOENT;
+	}
 }
 
 /* ---- descriptors ---- */

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "device.h"
+#include "function.h"
 #include "model.h"
 #include "script.h"
 
@@ -38,21 +39,6 @@
 #define SER_MAX_REPLY	256	/* bytes of one reply, as written */
 #define SER_MAX_EXPAND	(SER_MAX_REPLY * 5)	/* a 2-byte %x gives <= 10 */
 #define SER_TX_CAP	(64 * 1024)	/* bytes queued toward the host */
-
-/* ---- URB queues a function holds (pending = NAK) ---- */
-struct ser_urbq {
-	struct urb *head;
-	struct urb **tail;
-};
-
-void ser_urbq_init(struct ser_urbq *q);
-void ser_urbq_push(struct ser_urbq *q, struct urb *urb);
-struct urb *ser_urbq_pop(struct ser_urbq *q);
-/* The URB with that seqnum, taken out of the queue, or NULL. */
-struct urb *ser_urbq_remove(struct ser_urbq *q, uint32_t seqnum);
-/* Complete every queued URB with status (reset) / free it (detach). */
-void ser_urbq_flush(struct gdev *dev, struct ser_urbq *q, int status);
-void ser_urbq_free(struct ser_urbq *q, void (*free_urb)(struct urb *urb));
 
 /* ---- line settings, as the host set them ---- */
 struct ser_line {
@@ -95,7 +81,7 @@ struct ser_port {
 	size_t tx_head;			/* data is tx[tx_head..+tx_len) */
 	size_t tx_len;
 
-	struct ser_urbq out;		/* bulk OUT URBs not fully consumed */
+	struct fn_urbq out;		/* bulk OUT URBs not fully consumed */
 	size_t out_off;			/* bytes of out.head consumed */
 	uint64_t rx_bytes;		/* received from the host */
 };
@@ -148,7 +134,7 @@ struct ser_notify {
 	size_t first, n;
 	size_t off;			/* bytes of q[first] already sent */
 	uint16_t mps;			/* the endpoint's wMaxPacketSize */
-	struct ser_urbq urbs;		/* interrupt IN URBs waiting */
+	struct fn_urbq urbs;		/* interrupt IN URBs waiting */
 };
 
 void ser_notify_init(struct ser_notify *nq, uint16_t mps);
@@ -165,6 +151,54 @@ void ser_notify_clear(struct gdev *dev, struct ser_notify *nq, int status,
 
 /* Log the line settings once they changed ("<who>: line 38400 8N1"). */
 void ser_line_log(const char *who, const struct ser_line *l);
+
+/* ---- a CDC-style serial function (fn_acm.c, fn_pl2303.c) ----
+ * A status interrupt IN endpoint carrying SERIAL_STATE, a bulk pair to the
+ * peer, and the CDC line requests (PSTN 6.3.10-6.3.12; the PL2303 takes the
+ * same codes and layout on its interface): SET_LINE_CODING stores the
+ * 7 bytes and returns them unchanged on GET_LINE_CODING (9600 8N1 at
+ * first); SET_CONTROL_LINE_STATE stores DTR and RTS and, each time DTR goes
+ * from 0 to 1, queues SERIAL_STATE with serial_state (unless -1).
+ *
+ * The function fills who, the three endpoints, notify_index and
+ * serial_state, then calls ser_cdc_init() in attach; ser_cdc_release() in
+ * detach, ser_cdc_reset() in reset, ser_cdc_submit() / ser_cdc_unlink()
+ * for its submit/unlink.  Its own requests (break, vendor) stay its own.
+ */
+#define SER_CODING_LEN	7	/* struct usb_cdc_line_coding */
+
+struct ser_cdc {
+	const char *who;		/* log prefix */
+	const struct gd_endpoint *notify_ep, *in_ep, *out_ep;
+	uint16_t notify_index;		/* wIndex of SERIAL_STATE */
+	int serial_state;		/* -1: never sent */
+	/* the baud rate of a line coding; NULL: dwDTERate (LE32) */
+	uint32_t (*decode_baud)(const uint8_t *coding);
+
+	uint8_t coding[SER_CODING_LEN];	/* as last set */
+	struct ser_port port;
+	struct ser_notify notify;
+	struct fn_urbq in;		/* bulk IN URBs waiting for data */
+};
+
+/* The `serial-state N|off` option (off: *state = -1; absent: def). */
+int ser_serial_state_opt(const struct gd_device *model, uint64_t def,
+			 uint64_t max, int *state, struct script_error *err);
+/* attach: 0 or -ENOMEM (ser_port_init()). */
+int ser_cdc_init(struct ser_cdc *c, const struct gd_device *model);
+/* detach: free every URB held with free_urb. */
+void ser_cdc_release(struct gdev *dev, struct ser_cdc *c,
+		     void (*free_urb)(struct urb *urb));
+/* reset: held URBs complete with -ESHUTDOWN; line coding back to 9600 8N1. */
+void ser_cdc_reset(struct gdev *dev, struct ser_cdc *c);
+/* An URB for one of the three endpoints: 0, taken; else -ENOENT. */
+int ser_cdc_submit(struct gdev *dev, struct ser_cdc *c, struct urb *urb);
+struct urb *ser_cdc_unlink(struct ser_cdc *c, uint32_t seqnum);
+/* SET_LINE_CODING, GET_LINE_CODING, SET_CONTROL_LINE_STATE (the caller
+ * checked type and recipient): as a function's control(); -ENOENT for any
+ * other bRequest. */
+int ser_cdc_control(struct gdev *dev, struct ser_cdc *c,
+		    const struct usb_setup *s, uint8_t *data, size_t len);
 
 /* ---- descriptor lookups for validate/attach ---- */
 /* The first endpoint of alt with that transfer type and direction. */

@@ -277,6 +277,33 @@ static int resolve_patched(const char *name, const char *root,
 	return 0;
 }
 
+/*
+ * The .config of the guest kernel, for `requires config`: in the bzImage's
+ * folder `config` (kernel-patch/build.sh), `config-KVER` (Debian's /boot)
+ * or `.config`, or the `.config` of the kernel tree (or O= folder) whose
+ * arch/x86/boot/bzImage it is.  "" when there is none.
+ */
+static void find_kconfig(const char *kernel, const char *kver, char *buf,
+			 size_t size)
+{
+	char dir[PATH_MAX], versioned[300];
+	const char *const names[] = { "config", versioned, ".config",
+				      "../../../.config" };
+	size_t i;
+
+	buf[0] = '\0';
+	if (dir_of(kernel, dir, sizeof(dir)))
+		snprintf(dir, sizeof(dir), ".");
+	snprintf(versioned, sizeof(versioned), "config-%s", kver);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		int n = snprintf(buf, size, "%s/%s", dir, names[i]);
+
+		if (n > 0 && (size_t)n < size && !access(buf, R_OK))
+			return;
+	}
+	buf[0] = '\0';
+}
+
 /* ---- loading ---- */
 
 struct list {
@@ -577,7 +604,7 @@ int main(int argc, char **argv)
 	char self[PATH_MAX], bin_dir[PATH_MAX], root[PATH_MAX];
 	char gadget_bin[PATH_MAX + 32], cache_dir[PATH_MAX + 32];
 	char runs_dir[PATH_MAX + 32], kernel[PATH_MAX], kver[256];
-	char patched_mods[PATH_MAX];
+	char patched_mods[PATH_MAX], kconfig[PATH_MAX];
 	bool patched = false;
 	struct checker ck = { 0 };
 	struct list files = { 0 };
@@ -689,6 +716,7 @@ int main(int argc, char **argv)
 			"(not a bzImage?)\n", kernel);
 		goto out;
 	}
+	find_kconfig(kernel, kver, kconfig, sizeof(kconfig));
 	if (o.transcript)
 		o.jobs = 1;
 
@@ -703,6 +731,7 @@ int main(int argc, char **argv)
 		.kver = kver,
 		.modules_dir = o.modules_dir,
 		.patched = patched,
+		.kconfig = kconfig[0] ? kconfig : NULL,
 		.bin_dir = bin_dir,
 		.cache_dir = cache_dir,
 		.runs_dir = runs_dir,

@@ -155,6 +155,27 @@ static int module_known(const struct run_opts *o, const char *name)
 	return readable ? 0 : -1;
 }
 
+/* Is option (CONFIG_X) =y or =m in the kernel's .config?  -1 when that
+ * cannot be told (no config found: then nothing is skipped for it). */
+static int config_set(const struct run_opts *o, const char *option)
+{
+	char line[1024];
+	size_t n = strlen(option);
+	FILE *f;
+	int ret = 0;
+
+	if (!o->kconfig || !(f = fopen(o->kconfig, "r")))
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, option, n) && line[n] == '=' &&
+		    (line[n + 1] == 'y' || line[n + 1] == 'm')) {
+			ret = 1;
+			break;
+		}
+	fclose(f);
+	return ret;
+}
+
 static bool needs_patched(const struct scenario *s)
 {
 	int j;
@@ -193,6 +214,11 @@ void run_preflight(struct scenario *const *sc, int n, struct report *r,
 			    module_known(o, q->arg) == 0)
 				rp_skip(res, "%smodule %s is not available "
 					"for %s", why, q->arg, o->kver);
+			if (q->kind == SC_REQ_CONFIG &&
+			    config_set(o, q->arg) == 0)
+				rp_skip(res, "%s:%d: %s is not set in %s "
+					"(the config of %s)", s->file, q->line,
+					q->arg, o->kconfig, o->kver);
 		}
 		for (j = 0; j < s->n_files && !res->skip; j++)
 			if (s->files[j].missing)

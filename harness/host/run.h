@@ -25,6 +25,7 @@ struct run_opts {
 	bool patched;			/* --kernel patched: the build of
 					 * kernel-patch/, so the usb_core
 					 * trace events must be there */
+	const char *kconfig;		/* its .config, NULL: not found */
 	const char *bin_dir;		/* usbrig-agent, usbrig-gadget */
 	const char *cache_dir;		/* initramfs cache */
 	const char *runs_dir;		/* work dirs: RUNS/<run>/jobK-bootB */
@@ -38,9 +39,9 @@ struct run_opts {
 
 /*
  * Mark scenarios that cannot run on this kernel as skipped (`skip`,
- * `requires module`, a module the kernel does not have).  `requires
- * kernel patched` is decided by the agent in the guest.  Call before
- * run_suite().
+ * `requires module`, `requires config`, a module the kernel does not
+ * have).  `requires kernel patched` is decided by the agent in the guest.
+ * Call before run_suite().
  */
 void run_preflight(struct scenario *const *sc, int n, struct report *r,
 		   const struct run_opts *o);

@@ -669,11 +669,32 @@ static int p_requires(struct parser *ps, struct cur *c)
 	r = &s->reqs[s->n_reqs];
 	memset(r, 0, sizeof(*r));
 	r->line = c->line;
-	ret = bare(c, "`module NAME` or `kernel patched`", buf, sizeof(buf),
-		   &at);
+	ret = bare(c, "`module NAME`, `kernel patched` or `config NAME`", buf,
+		   sizeof(buf), &at);
 	if (ret)
 		return ret;
-	if (!strcmp(buf, "module")) {
+	if (!strcmp(buf, "config")) {
+		const char *name = buf, *p;
+
+		r->kind = SC_REQ_CONFIG;
+		ret = bare(c, "a kernel config option", buf, sizeof(buf), &at);
+		if (ret)
+			return ret;
+		if (!strncmp(name, "CONFIG_", 7))
+			name += 7;
+		for (p = name; *p; p++)
+			if (!((*p >= 'A' && *p <= 'Z') ||
+			      (*p >= '0' && *p <= '9') || *p == '_'))
+				break;
+		if (!*name || *p)
+			return fail_at(c, at, "bad config option '%s' (e.g. "
+				       "DYNAMIC_DEBUG or CONFIG_DYNAMIC_DEBUG)",
+				       buf);
+		r->arg = malloc(strlen(name) + 8);
+		if (!r->arg)
+			return -ENOMEM;
+		sprintf(r->arg, "CONFIG_%s", name);
+	} else if (!strcmp(buf, "module")) {
 		r->kind = SC_REQ_MODULE;
 		ret = bare(c, "a module name", buf, sizeof(buf), &at);
 		if (ret)
@@ -693,7 +714,7 @@ static int p_requires(struct parser *ps, struct cur *c)
 				       "(known: patched)", buf);
 	} else {
 		return fail_at(c, at, "unknown requirement '%s' (known: "
-			       "module, kernel)", buf);
+			       "module, kernel, config)", buf);
 	}
 	r->col = cur_col(c, at);
 	s->n_reqs++;

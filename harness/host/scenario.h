@@ -99,11 +99,11 @@ struct sc_file {
 	int line;
 };
 
-enum sc_req_kind { SC_REQ_MODULE, SC_REQ_PATCHED };
+enum sc_req_kind { SC_REQ_MODULE, SC_REQ_PATCHED, SC_REQ_CONFIG };
 
 struct sc_require {
 	enum sc_req_kind kind;
-	char *arg;		/* module name, or NULL */
+	char *arg;		/* module name, "CONFIG_X", or NULL */
 	int line;
 	int col;
 };

@@ -17,23 +17,13 @@
 #include <linux/usb/ch9.h>
 
 #include "device.h"
+#include "fixture.h"
 #include "log.h"
 #include "model.h"
 
-/* ---- the fake host ---- */
+/* ---- the model, built by hand ---- */
 
-struct fx {
-	struct event_base *base;
-	struct gdev *dev;
-	struct gdev_host host;
-
-	struct urb **done;		/* completed URBs, in order */
-	size_t n_done, cap_done;
-	int disconnects;
-	char why[128];
-	size_t freed;			/* by gdev_detach */
-
-	/* the model, built by hand */
+struct dev_model {
 	struct gd_device m;
 	struct gd_config cfg;
 	struct gd_alt alt[2];
@@ -42,45 +32,10 @@ struct fx {
 	struct gd_ctrl_rule rules[8];
 };
 
-static void urb_free(struct urb *urb)
+static struct dev_model *model_of(struct fx *fx)
 {
-	if (!urb)
-		return;
-	free(urb->buf);
-	free(urb->iso);
-	free(urb);
+	return fx->priv;
 }
-
-static void fh_complete(void *ctx, struct urb *urb)
-{
-	struct fx *fx = ctx;
-
-	if (fx->n_done == fx->cap_done) {
-		fx->cap_done = fx->cap_done ? 2 * fx->cap_done : 16;
-		fx->done = realloc(fx->done, fx->cap_done * sizeof(*fx->done));
-		assert_non_null(fx->done);
-	}
-	fx->done[fx->n_done++] = urb;
-}
-
-static void fh_disconnect(void *ctx, const char *why)
-{
-	struct fx *fx = ctx;
-
-	fx->disconnects++;
-	snprintf(fx->why, sizeof(fx->why), "%s", why);
-	event_base_loopbreak(fx->base);
-}
-
-static struct fx *g_fx;	/* for the free_urb callback of gdev_detach */
-
-static void fh_free_urb(struct urb *urb)
-{
-	g_fx->freed++;
-	urb_free(urb);
-}
-
-/* ---- model ---- */
 
 static const uint8_t pattern7[] = { 0, 1, 2, 3, 4, 5, 6 };
 static const uint8_t seq_a[] = { 0xa0, 0xa1, 0xa2, 0xa3 };
@@ -94,19 +49,6 @@ enum {
 	EP_DELAY, EP_ISO_IN, EP_ISO_OUT, N_EPS
 };
 
-static void ep_init(struct gd_endpoint *e, uint8_t addr, uint8_t type,
-		    uint16_t mps, enum gd_ep_mode mode)
-{
-	memset(e, 0, sizeof(*e));
-	e->bEndpointAddress = addr;
-	e->bmAttributes = type;
-	e->wMaxPacketSize = mps;
-	e->bInterval = type == USB_ENDPOINT_XFER_BULK ? 0 : 1;
-	e->bLength_override = -1;
-	e->ss.bLength_override = -1;
-	e->beh.mode = mode;
-}
-
 static void rule_init(struct gd_ctrl_rule *r, int type, int req,
 		      enum gd_ctrl_action action)
 {
@@ -119,102 +61,83 @@ static void rule_init(struct gd_ctrl_rule *r, int type, int req,
 	r->short_len = -1;
 }
 
-static void model_init(struct fx *fx)
+static void model_init(struct dev_model *dm)
 {
-	struct gd_device *m = &fx->m;
-	struct gd_endpoint *e = fx->eps;
+	struct gd_device *m = &dm->m;
+	struct gd_endpoint *e = dm->eps;
 
-	m->name = "test";
-	m->speed = USBIP_SPEED_HIGH;
-	m->bcdUSB = 0x0200;
-	m->bMaxPacketSize0 = 64;
-	m->idVendor = 0x1209;
-	m->idProduct = 0x0001;
-	m->bNumConfigurations_override = -1;
-	m->bLength_override = -1;
-	m->bos.wTotalLength_override = -1;
-	m->bos.bNumDeviceCaps_override = -1;
+	fx_model_init(m, "test");
 
-	ep_init(&e[EP_LOOP_OUT], 0x01, USB_ENDPOINT_XFER_BULK, 512,
-		GD_EP_LOOPBACK);
+	fx_ep_init(&e[EP_LOOP_OUT], 0x01, USB_ENDPOINT_XFER_BULK, 512,
+		   GD_EP_LOOPBACK);
 	e[EP_LOOP_OUT].beh.loop_to = 0x81;
-	ep_init(&e[EP_LOOP_IN], 0x81, USB_ENDPOINT_XFER_BULK, 512,
-		GD_EP_DEFAULT);
-	ep_init(&e[EP_SOURCE], 0x82, USB_ENDPOINT_XFER_BULK, 512,
-		GD_EP_SOURCE);
+	fx_ep_init(&e[EP_LOOP_IN], 0x81, USB_ENDPOINT_XFER_BULK, 512,
+		   GD_EP_DEFAULT);
+	fx_ep_init(&e[EP_SOURCE], 0x82, USB_ENDPOINT_XFER_BULK, 512,
+		   GD_EP_SOURCE);
 	e[EP_SOURCE].beh.pattern.data = (uint8_t *)pattern7;
 	e[EP_SOURCE].beh.pattern.len = sizeof(pattern7);
-	fx->seq[0] = (struct gd_blob){ (uint8_t *)seq_a, sizeof(seq_a) };
-	fx->seq[1] = (struct gd_blob){ (uint8_t *)seq_b, sizeof(seq_b) };
-	fx->seq[2] = (struct gd_blob){ (uint8_t *)seq_c, sizeof(seq_c) };
-	ep_init(&e[EP_SEQ], 0x83, USB_ENDPOINT_XFER_BULK, 512,
-		GD_EP_SEQUENCE);
-	e[EP_SEQ].beh.packets = fx->seq;
+	dm->seq[0] = (struct gd_blob){ (uint8_t *)seq_a, sizeof(seq_a) };
+	dm->seq[1] = (struct gd_blob){ (uint8_t *)seq_b, sizeof(seq_b) };
+	dm->seq[2] = (struct gd_blob){ (uint8_t *)seq_c, sizeof(seq_c) };
+	fx_ep_init(&e[EP_SEQ], 0x83, USB_ENDPOINT_XFER_BULK, 512,
+		   GD_EP_SEQUENCE);
+	e[EP_SEQ].beh.packets = dm->seq;
 	e[EP_SEQ].beh.n_packets = 3;
-	ep_init(&e[EP_NAK], 0x84, USB_ENDPOINT_XFER_INT, 8, GD_EP_NAK);
-	ep_init(&e[EP_STALL2], 0x03, USB_ENDPOINT_XFER_BULK, 512,
-		GD_EP_SINK);
+	fx_ep_init(&e[EP_NAK], 0x84, USB_ENDPOINT_XFER_INT, 8, GD_EP_NAK);
+	fx_ep_init(&e[EP_STALL2], 0x03, USB_ENDPOINT_XFER_BULK, 512,
+		   GD_EP_SINK);
 	e[EP_STALL2].beh.stall_nth = 2;
-	ep_init(&e[EP_DELAY], 0x05, USB_ENDPOINT_XFER_BULK, 512,
-		GD_EP_SINK);
+	fx_ep_init(&e[EP_DELAY], 0x05, USB_ENDPOINT_XFER_BULK, 512,
+		   GD_EP_SINK);
 	e[EP_DELAY].beh.delay_ms = 20;
-	ep_init(&e[EP_ISO_IN], 0x86, USB_ENDPOINT_XFER_ISOC, 1024,
-		GD_EP_SOURCE);
+	fx_ep_init(&e[EP_ISO_IN], 0x86, USB_ENDPOINT_XFER_ISOC, 1024,
+		   GD_EP_SOURCE);
 	e[EP_ISO_IN].beh.pattern.data = (uint8_t *)pattern7;
 	e[EP_ISO_IN].beh.pattern.len = sizeof(pattern7);
-	ep_init(&e[EP_ISO_OUT], 0x06, USB_ENDPOINT_XFER_ISOC, 1024,
-		GD_EP_DEFAULT);
+	fx_ep_init(&e[EP_ISO_OUT], 0x06, USB_ENDPOINT_XFER_ISOC, 1024,
+		   GD_EP_DEFAULT);
 
-	fx->alt[0].bInterfaceNumber = 0;
-	fx->alt[0].bInterfaceClass = 0xff;
-	fx->alt[0].bNumEndpoints_override = -1;
-	fx->alt[0].bLength_override = -1;
-	fx->alt[0].eps = fx->eps;
-	fx->alt[0].n_eps = N_EPS;
+	dm->alt[0].bInterfaceNumber = 0;
+	dm->alt[0].bInterfaceClass = 0xff;
+	dm->alt[0].bNumEndpoints_override = -1;
+	dm->alt[0].bLength_override = -1;
+	dm->alt[0].eps = dm->eps;
+	dm->alt[0].n_eps = N_EPS;
 
-	fx->cfg.bConfigurationValue = 1;
-	fx->cfg.bmAttributes = 0x80;
-	fx->cfg.bMaxPower = 50;
-	fx->cfg.wTotalLength_override = -1;
-	fx->cfg.bNumInterfaces_override = -1;
-	fx->cfg.bLength_override = -1;
-	fx->cfg.alts = fx->alt;
-	fx->cfg.n_alts = 1;
-	m->configs = &fx->cfg;
+	fx_config_init(&dm->cfg, dm->alt, 1);
+	m->configs = &dm->cfg;
 	m->n_configs = 1;
 
-	rule_init(&fx->rules[0], 0xc0, 0x01, GD_CTRL_REPLY);
-	fx->rules[0].data = (struct gd_blob){ (uint8_t *)reply10, 10 };
-	rule_init(&fx->rules[1], 0xc0, 0x02, GD_CTRL_REPLY);
-	fx->rules[1].data = (struct gd_blob){ (uint8_t *)reply10, 10 };
-	fx->rules[1].short_len = 3;
-	rule_init(&fx->rules[2], 0x40, 0x03, GD_CTRL_ACK);
-	rule_init(&fx->rules[3], 0xc0, 0x04, GD_CTRL_STALL);
-	rule_init(&fx->rules[4], 0xc0, 0x05, GD_CTRL_REPLY);
-	fx->rules[4].data = (struct gd_blob){ (uint8_t *)reply10, 10 };
-	fx->rules[4].delay_ms = 30;
-	rule_init(&fx->rules[5], 0x40, 0x06, GD_CTRL_ACK);
-	fx->rules[5].stall_nth = 2;
+	rule_init(&dm->rules[0], 0xc0, 0x01, GD_CTRL_REPLY);
+	dm->rules[0].data = (struct gd_blob){ (uint8_t *)reply10, 10 };
+	rule_init(&dm->rules[1], 0xc0, 0x02, GD_CTRL_REPLY);
+	dm->rules[1].data = (struct gd_blob){ (uint8_t *)reply10, 10 };
+	dm->rules[1].short_len = 3;
+	rule_init(&dm->rules[2], 0x40, 0x03, GD_CTRL_ACK);
+	rule_init(&dm->rules[3], 0xc0, 0x04, GD_CTRL_STALL);
+	rule_init(&dm->rules[4], 0xc0, 0x05, GD_CTRL_REPLY);
+	dm->rules[4].data = (struct gd_blob){ (uint8_t *)reply10, 10 };
+	dm->rules[4].delay_ms = 30;
+	rule_init(&dm->rules[5], 0x40, 0x06, GD_CTRL_ACK);
+	dm->rules[5].stall_nth = 2;
 	/* wildcard type: must not take GET_DESCRIPTOR (standard, 0x06) */
-	rule_init(&fx->rules[6], -1, USB_REQ_GET_DESCRIPTOR, GD_CTRL_STALL);
-	rule_init(&fx->rules[7], 0x41, 0x07, GD_CTRL_REPLY);
-	m->rules = fx->rules;
+	rule_init(&dm->rules[6], -1, USB_REQ_GET_DESCRIPTOR, GD_CTRL_STALL);
+	rule_init(&dm->rules[7], 0x41, 0x07, GD_CTRL_REPLY);
+	m->rules = dm->rules;
 	m->n_rules = 8;
 }
 
 static int setup(void **state)
 {
-	struct fx *fx = calloc(1, sizeof(*fx));
+	struct fx *fx = fx_create(0);
+	struct dev_model *dm = calloc(1, sizeof(*dm));
 
-	if (!fx)
+	if (!dm)
 		return -1;
-	fx->base = event_base_new();
-	if (!fx->base)
-		return -1;
-	fx->host.complete = fh_complete;
-	fx->host.disconnect = fh_disconnect;
-	model_init(fx);
-	g_fx = fx;
+	model_init(dm);
+	fx->priv = dm;
+	fx->m = &dm->m;
 	*state = fx;
 	return 0;
 }
@@ -222,101 +145,19 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *fx = *state;
-	size_t i;
+	struct dev_model *dm = fx->priv;
 
-	if (fx->dev) {
-		gdev_detach(fx->dev, fh_free_urb);
-		gdev_free(fx->dev);
-	}
-	for (i = 0; i < fx->n_done; i++)
-		urb_free(fx->done[i]);
-	free(fx->done);
-	event_base_free(fx->base);
-	free(fx);
+	fx_destroy(fx);
+	free(dm);
 	return 0;
 }
 
 /* Create, attach and configure (after the test tweaked the model). */
 static void start(struct fx *fx, bool configure)
 {
-	fx->dev = gdev_new(&fx->m, fx->base);
-	assert_non_null(fx->dev);
-	assert_int_equal(gdev_attach(fx->dev, &fx->host, fx), 0);
+	fx_attach(fx);
 	if (configure)
 		assert_int_equal(gdev_set_config(fx->dev, 1), 0);
-}
-
-static uint32_t next_seq = 1;
-
-static struct urb *urb_new(uint8_t ep_addr, uint32_t len)
-{
-	struct urb *urb = calloc(1, sizeof(*urb));
-
-	assert_non_null(urb);
-	urb->seqnum = next_seq++;
-	urb->ep = ep_addr & 0x0f;
-	urb->dir_in = ep_addr & 0x80;
-	urb->length = len;
-	urb->buf = calloc(1, len ? len : 1);
-	assert_non_null(urb->buf);
-	return urb;
-}
-
-static struct urb *ctrl_new(uint8_t type, uint8_t req, uint16_t value,
-			    uint16_t index, uint16_t wlength, uint32_t len)
-{
-	struct urb *urb = urb_new(type & USB_DIR_IN, len);
-	struct usb_setup s = { type, req, value, index, wlength };
-
-	usb_setup_pack(&s, urb->setup);
-	return urb;
-}
-
-static struct urb *submit(struct fx *fx, struct urb *urb)
-{
-	gdev_submit(fx->dev, urb);
-	return urb;
-}
-
-static bool is_done(const struct fx *fx, const struct urb *urb)
-{
-	size_t i;
-
-	for (i = 0; i < fx->n_done; i++)
-		if (fx->done[i] == urb)
-			return true;
-	return false;
-}
-
-/* Run the loop until urb completes (or a 2 s guard). */
-static void run_until_done(struct fx *fx, const struct urb *urb)
-{
-	struct timeval t0, now;
-
-	gettimeofday(&t0, NULL);
-	while (!is_done(fx, urb)) {
-		event_base_loop(fx->base, EVLOOP_ONCE);
-		gettimeofday(&now, NULL);
-		assert_true(now.tv_sec - t0.tv_sec < 2);
-	}
-}
-
-/* Run the loop for ms milliseconds. */
-static void run_for(struct fx *fx, unsigned int ms)
-{
-	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
-
-	event_base_loopexit(fx->base, &tv);
-	event_base_dispatch(fx->base);
-}
-
-static long ms_since(const struct timeval *t0)
-{
-	struct timeval now;
-
-	gettimeofday(&now, NULL);
-	return (now.tv_sec - t0->tv_sec) * 1000 +
-	       (now.tv_usec - t0->tv_usec) / 1000;
 }
 
 /* ---- control rules ---- */
@@ -327,26 +168,26 @@ static void test_ctrl_reply(void **state)
 	struct urb *u;
 
 	start(fx, false);
-	u = submit(fx, ctrl_new(0xc0, 0x01, 0, 0, 64, 64));
-	assert_true(is_done(fx, u));
+	u = fx_submit(fx, fx_ctrl_new(0xc0, 0x01, 0, 0, 64, 64));
+	assert_true(fx_is_done(fx, u));
 	assert_int_equal(u->status, 0);
 	assert_int_equal(u->actual_length, 10);
 	assert_memory_equal(u->buf, reply10, 10);
 
 	/* cut to wLength */
-	u = submit(fx, ctrl_new(0xc0, 0x01, 0x1234, 7, 4, 64));
+	u = fx_submit(fx, fx_ctrl_new(0xc0, 0x01, 0x1234, 7, 4, 64));
 	assert_int_equal(u->status, 0);
 	assert_int_equal(u->actual_length, 4);
 	/* never more than the URB's buffer, whatever wLength says */
-	u = submit(fx, ctrl_new(0xc0, 0x01, 0, 0, 64, 2));
+	u = fx_submit(fx, fx_ctrl_new(0xc0, 0x01, 0, 0, 64, 2));
 	assert_int_equal(u->status, 0);
 	assert_int_equal(u->actual_length, 2);
 	assert_memory_equal(u->buf, "01", 2);
 
 	/* OUT REPLY takes the data stage */
-	u = ctrl_new(0x41, 0x07, 0, 0, 5, 5);
+	u = fx_ctrl_new(0x41, 0x07, 0, 0, 5, 5);
 	memcpy(u->buf, "hello", 5);
-	submit(fx, u);
+	fx_submit(fx, u);
 	assert_int_equal(u->status, 0);
 	assert_int_equal(u->actual_length, 5);
 }
@@ -357,21 +198,21 @@ static void test_ctrl_short_ack_stall(void **state)
 	struct urb *u;
 
 	start(fx, false);
-	u = submit(fx, ctrl_new(0xc0, 0x02, 0, 0, 64, 64));
+	u = fx_submit(fx, fx_ctrl_new(0xc0, 0x02, 0, 0, 64, 64));
 	assert_int_equal(u->status, 0);
 	assert_int_equal(u->actual_length, 3);
 	assert_memory_equal(u->buf, "012", 3);
 
-	u = submit(fx, ctrl_new(0x40, 0x03, 1, 2, 0, 0));
+	u = fx_submit(fx, fx_ctrl_new(0x40, 0x03, 1, 2, 0, 0));
 	assert_int_equal(u->status, 0);
 	assert_int_equal(u->actual_length, 0);
 
-	u = submit(fx, ctrl_new(0xc0, 0x04, 0, 0, 64, 64));
+	u = fx_submit(fx, fx_ctrl_new(0xc0, 0x04, 0, 0, 64, 64));
 	assert_int_equal(u->status, -EPIPE);
 	assert_int_equal(u->actual_length, 0);
 
 	/* no rule, not standard: STALL */
-	u = submit(fx, ctrl_new(0xc0, 0x7f, 0, 0, 64, 64));
+	u = fx_submit(fx, fx_ctrl_new(0xc0, 0x7f, 0, 0, 64, 64));
 	assert_int_equal(u->status, -EPIPE);
 	assert_int_equal(u->actual_length, 0);
 }
@@ -384,13 +225,13 @@ static void test_ctrl_delay(void **state)
 
 	start(fx, false);
 	gettimeofday(&t0, NULL);
-	u = submit(fx, ctrl_new(0xc0, 0x05, 0, 0, 64, 64));
-	assert_false(is_done(fx, u));
+	u = fx_submit(fx, fx_ctrl_new(0xc0, 0x05, 0, 0, 64, 64));
+	assert_false(fx_is_done(fx, u));
 	/* another request is not held up by the delayed one */
-	submit(fx, ctrl_new(0xc0, 0x01, 0, 0, 64, 64));
+	fx_submit(fx, fx_ctrl_new(0xc0, 0x01, 0, 0, 64, 64));
 	assert_int_equal(fx->n_done, 1);
-	run_until_done(fx, u);
-	assert_true(ms_since(&t0) >= 25);
+	fx_run_until_done(fx, u);
+	assert_true(fx_ms_since(&t0) >= 25);
 	assert_int_equal(u->status, 0);
 	assert_int_equal(u->actual_length, 10);
 	assert_memory_equal(u->buf, reply10, 10);
@@ -404,14 +245,16 @@ static void test_ctrl_wildcard_not_standard(void **state)
 
 	start(fx, false);
 	/* GET_DESCRIPTOR(device): the wildcard-type STALL rule must not win */
-	u = submit(fx, ctrl_new(0x80, USB_REQ_GET_DESCRIPTOR, USB_DT_DEVICE << 8,
-				0, 64, 64));
+	u = fx_submit(fx, fx_ctrl_new(0x80, USB_REQ_GET_DESCRIPTOR,
+				      USB_DT_DEVICE << 8,
+				      0, 64, 64));
 	assert_int_equal(u->status, 0);
 	assert_int_equal(u->actual_length, 18);
 	assert_int_equal(u->buf[0], 18);
 	assert_int_equal(u->buf[1], USB_DT_DEVICE);
 	/* but a vendor request with the same bRequest is taken */
-	u = submit(fx, ctrl_new(0xc0, USB_REQ_GET_DESCRIPTOR, 0, 0, 64, 64));
+	u = fx_submit(fx, fx_ctrl_new(0xc0, USB_REQ_GET_DESCRIPTOR, 0, 0, 64,
+				      64));
 	assert_int_equal(u->status, -EPIPE);
 }
 
@@ -421,11 +264,11 @@ static void test_ctrl_stall_nth(void **state)
 	struct urb *u;
 
 	start(fx, false);
-	u = submit(fx, ctrl_new(0x40, 0x06, 0, 0, 0, 0));
+	u = fx_submit(fx, fx_ctrl_new(0x40, 0x06, 0, 0, 0, 0));
 	assert_int_equal(u->status, 0);
-	u = submit(fx, ctrl_new(0x40, 0x06, 0, 0, 0, 0));
+	u = fx_submit(fx, fx_ctrl_new(0x40, 0x06, 0, 0, 0, 0));
 	assert_int_equal(u->status, -EPIPE);
-	u = submit(fx, ctrl_new(0x40, 0x06, 0, 0, 0, 0));
+	u = fx_submit(fx, fx_ctrl_new(0x40, 0x06, 0, 0, 0, 0));
 	assert_int_equal(u->status, 0);
 }
 
@@ -435,14 +278,14 @@ static void test_ctrl_unlink_delayed(void **state)
 	struct urb *u, *got;
 
 	start(fx, false);
-	u = submit(fx, ctrl_new(0xc0, 0x05, 0, 0, 64, 64));
+	u = fx_submit(fx, fx_ctrl_new(0xc0, 0x05, 0, 0, 64, 64));
 	got = gdev_unlink(fx->dev, u->seqnum);
 	assert_ptr_equal(got, u);
 	assert_null(u->timer);
 	assert_null(gdev_unlink(fx->dev, u->seqnum));
-	run_for(fx, 60);
+	fx_run_for(fx, 60);
 	assert_int_equal(fx->n_done, 0);
-	urb_free(u);
+	fx_urb_free(u);
 }
 
 /* ---- bulk ---- */
@@ -453,22 +296,22 @@ static void test_loopback_out_then_in(void **state)
 	struct urb *o, *i;
 
 	start(fx, true);
-	o = urb_new(0x01, 5);
+	o = fx_urb_new(0x01, 5);
 	memcpy(o->buf, "hello", 5);
-	submit(fx, o);
-	assert_true(is_done(fx, o));
+	fx_submit(fx, o);
+	assert_true(fx_is_done(fx, o));
 	assert_int_equal(o->status, 0);
 	assert_int_equal(o->actual_length, 5);
 
-	i = submit(fx, urb_new(0x81, 512));
-	assert_true(is_done(fx, i));
+	i = fx_submit(fx, fx_urb_new(0x81, 512));
+	assert_true(fx_is_done(fx, i));
 	assert_int_equal(i->status, 0);
 	assert_int_equal(i->actual_length, 5);
 	assert_memory_equal(i->buf, "hello", 5);
 
 	/* fifo empty again: the next IN NAKs */
-	i = submit(fx, urb_new(0x81, 512));
-	assert_false(is_done(fx, i));
+	i = fx_submit(fx, fx_urb_new(0x81, 512));
+	assert_false(fx_is_done(fx, i));
 }
 
 static void test_loopback_in_first(void **state)
@@ -477,13 +320,13 @@ static void test_loopback_in_first(void **state)
 	struct urb *o, *i1, *i2;
 
 	start(fx, true);
-	i1 = submit(fx, urb_new(0x81, 4));
-	i2 = submit(fx, urb_new(0x81, 512));
+	i1 = fx_submit(fx, fx_urb_new(0x81, 4));
+	i2 = fx_submit(fx, fx_urb_new(0x81, 512));
 	assert_int_equal(fx->n_done, 0);
 
-	o = urb_new(0x01, 6);
+	o = fx_urb_new(0x01, 6);
 	memcpy(o->buf, "abcdef", 6);
-	submit(fx, o);
+	fx_submit(fx, o);
 	assert_int_equal(fx->n_done, 3);
 	assert_int_equal(o->actual_length, 6);
 	/* IN URBs served in order, each up to its length */
@@ -509,14 +352,14 @@ static void test_loopback_1mib(void **state)
 	start(fx, true);
 	/* interleaved: OUT a chunk, IN a chunk */
 	for (off = 0; off < total; off += chunk) {
-		u = urb_new(0x01, chunk);
+		u = fx_urb_new(0x01, chunk);
 		for (j = 0; j < chunk; j++)
 			u->buf[j] = byte_at(off + j);
-		submit(fx, u);
+		fx_submit(fx, u);
 		assert_int_equal(u->status, 0);
 		assert_int_equal(u->actual_length, chunk);
-		u = submit(fx, urb_new(0x81, chunk));
-		assert_true(is_done(fx, u));
+		u = fx_submit(fx, fx_urb_new(0x81, chunk));
+		assert_true(fx_is_done(fx, u));
 		assert_int_equal(u->actual_length, chunk);
 		for (j = 0; j < chunk; j++)
 			if (u->buf[j] != byte_at(off + j))
@@ -524,14 +367,14 @@ static void test_loopback_1mib(void **state)
 	}
 	/* all OUT first (exactly GDEV_FIFO_MAX), then all IN */
 	for (off = 0; off < total; off += chunk) {
-		u = urb_new(0x01, chunk);
+		u = fx_urb_new(0x01, chunk);
 		for (j = 0; j < chunk; j++)
 			u->buf[j] = byte_at(off + j);
-		submit(fx, u);
-		assert_true(is_done(fx, u));
+		fx_submit(fx, u);
+		assert_true(fx_is_done(fx, u));
 	}
 	for (off = 0; off < total; off += chunk) {
-		u = submit(fx, urb_new(0x81, chunk));
+		u = fx_submit(fx, fx_urb_new(0x81, chunk));
 		assert_int_equal(u->actual_length, chunk);
 		for (j = 0; j < chunk; j++)
 			if (u->buf[j] != byte_at(off + j))
@@ -548,27 +391,27 @@ static void test_loopback_fifo_full(void **state)
 
 	start(fx, true);
 	for (k = 0; k < 5; k++) {
-		o[k] = urb_new(0x01, chunk);
+		o[k] = fx_urb_new(0x01, chunk);
 		memset(o[k]->buf, 'a' + k, chunk);
-		submit(fx, o[k]);
+		fx_submit(fx, o[k]);
 	}
 	/* 4 x 256 KiB fill GDEV_FIFO_MAX: the fifth NAKs */
 	for (k = 0; k < 4; k++)
-		assert_true(is_done(fx, o[k]));
-	assert_false(is_done(fx, o[4]));
+		assert_true(fx_is_done(fx, o[k]));
+	assert_false(fx_is_done(fx, o[4]));
 
 	/* an IN drains 256 KiB: the waiting OUT gets in */
-	in = submit(fx, urb_new(0x81, chunk));
+	in = fx_submit(fx, fx_urb_new(0x81, chunk));
 	assert_int_equal(in->actual_length, chunk);
 	assert_int_equal(in->buf[0], 'a');
 	assert_int_equal(in->buf[chunk - 1], 'a');
-	assert_true(is_done(fx, o[4]));
+	assert_true(fx_is_done(fx, o[4]));
 	assert_int_equal(o[4]->actual_length, chunk);
 	assert_true(fx->done[fx->n_done - 1] == o[4]);
 
 	/* the order of the data is kept */
 	for (k = 1; k < 5; k++) {
-		in = submit(fx, urb_new(0x81, chunk));
+		in = fx_submit(fx, fx_urb_new(0x81, chunk));
 		assert_int_equal(in->actual_length, chunk);
 		assert_int_equal(in->buf[0], 'a' + k);
 		assert_int_equal(in->buf[chunk - 1], 'a' + k);
@@ -583,11 +426,11 @@ static void test_source_continuity(void **state)
 	struct urb *u;
 
 	start(fx, true);
-	u = submit(fx, urb_new(0x82, 10));
+	u = fx_submit(fx, fx_urb_new(0x82, 10));
 	assert_int_equal(u->status, 0);
 	assert_int_equal(u->actual_length, 10);
 	assert_memory_equal(u->buf, want1, 10);
-	u = submit(fx, urb_new(0x82, 5));
+	u = fx_submit(fx, fx_urb_new(0x82, 5));
 	assert_int_equal(u->actual_length, 5);
 	assert_memory_equal(u->buf, want2, 5);
 }
@@ -598,26 +441,26 @@ static void test_sequence(void **state)
 	struct urb *u;
 
 	start(fx, true);
-	u = submit(fx, urb_new(0x83, 8));
+	u = fx_submit(fx, fx_urb_new(0x83, 8));
 	assert_int_equal(u->status, 0);
 	assert_int_equal(u->actual_length, 4);
 	assert_memory_equal(u->buf, seq_a, 4);
 	/* 10-byte packet into 8 bytes: cut, babble */
-	u = submit(fx, urb_new(0x83, 8));
+	u = fx_submit(fx, fx_urb_new(0x83, 8));
 	assert_int_equal(u->status, -EOVERFLOW);
 	assert_int_equal(u->actual_length, 8);
 	assert_memory_equal(u->buf, seq_b, 8);
-	u = submit(fx, urb_new(0x83, 8));
+	u = fx_submit(fx, fx_urb_new(0x83, 8));
 	assert_int_equal(u->status, 0);
 	assert_int_equal(u->actual_length, 2);
 	assert_memory_equal(u->buf, seq_c, 2);
 	/* the end, no repeat: NAK */
-	u = submit(fx, urb_new(0x83, 8));
-	assert_false(is_done(fx, u));
-	run_for(fx, 10);
-	assert_false(is_done(fx, u));
+	u = fx_submit(fx, fx_urb_new(0x83, 8));
+	assert_false(fx_is_done(fx, u));
+	fx_run_for(fx, 10);
+	assert_false(fx_is_done(fx, u));
 	assert_ptr_equal(gdev_unlink(fx->dev, u->seqnum), u);
-	urb_free(u);
+	fx_urb_free(u);
 }
 
 static void test_sequence_repeat(void **state)
@@ -626,15 +469,15 @@ static void test_sequence_repeat(void **state)
 	struct urb *u;
 	int k;
 
-	fx->eps[EP_SEQ].beh.repeat = true;
+	model_of(fx)->eps[EP_SEQ].beh.repeat = true;
 	start(fx, true);
 	for (k = 0; k < 3; k++)
-		submit(fx, urb_new(0x83, 64));
-	u = submit(fx, urb_new(0x83, 64));
+		fx_submit(fx, fx_urb_new(0x83, 64));
+	u = fx_submit(fx, fx_urb_new(0x83, 64));
 	assert_int_equal(u->status, 0);
 	assert_int_equal(u->actual_length, 4);
 	assert_memory_equal(u->buf, seq_a, 4);
-	u = submit(fx, urb_new(0x83, 64));
+	u = fx_submit(fx, fx_urb_new(0x83, 64));
 	assert_int_equal(u->actual_length, 10);
 	assert_memory_equal(u->buf, seq_b, 10);
 }
@@ -645,24 +488,24 @@ static void test_nak_unlink(void **state)
 	struct urb *nak, *u;
 
 	start(fx, true);
-	nak = submit(fx, urb_new(0x84, 8));
-	assert_false(is_done(fx, nak));
+	nak = fx_submit(fx, fx_urb_new(0x84, 8));
+	assert_false(fx_is_done(fx, nak));
 	/* an idle interrupt IN blocks nothing else */
-	u = submit(fx, urb_new(0x82, 3));
-	assert_true(is_done(fx, u));
-	u = ctrl_new(0xc0, 0x01, 0, 0, 64, 64);
-	submit(fx, u);
-	assert_true(is_done(fx, u));
+	u = fx_submit(fx, fx_urb_new(0x82, 3));
+	assert_true(fx_is_done(fx, u));
+	u = fx_ctrl_new(0xc0, 0x01, 0, 0, 64, 64);
+	fx_submit(fx, u);
+	assert_true(fx_is_done(fx, u));
 
-	run_for(fx, 10);
-	assert_false(is_done(fx, nak));
+	fx_run_for(fx, 10);
+	assert_false(fx_is_done(fx, nak));
 	assert_ptr_equal(gdev_unlink(fx->dev, nak->seqnum), nak);
 	assert_null(gdev_unlink(fx->dev, nak->seqnum));
 	/* a completed URB is not pending */
 	assert_null(gdev_unlink(fx->dev, u->seqnum));
-	run_for(fx, 10);
-	assert_false(is_done(fx, nak));
-	urb_free(nak);
+	fx_run_for(fx, 10);
+	assert_false(fx_is_done(fx, nak));
+	fx_urb_free(nak);
 }
 
 static void test_unknown_ep(void **state)
@@ -672,16 +515,16 @@ static void test_unknown_ep(void **state)
 
 	start(fx, false);
 	/* address state: no endpoint but ep0 */
-	u = submit(fx, urb_new(0x82, 8));
+	u = fx_submit(fx, fx_urb_new(0x82, 8));
 	assert_int_equal(u->status, -EPIPE);
 	assert_int_equal(u->actual_length, 0);
 	assert_int_equal(gdev_set_config(fx->dev, 1), 0);
-	u = submit(fx, urb_new(0x89, 8));
+	u = fx_submit(fx, fx_urb_new(0x89, 8));
 	assert_int_equal(u->status, -EPIPE);
-	u = submit(fx, urb_new(0x0f, 8));
+	u = fx_submit(fx, fx_urb_new(0x0f, 8));
 	assert_int_equal(u->status, -EPIPE);
 	/* the direction counts: 0x05 is an OUT endpoint, IN 5 is absent */
-	u = submit(fx, urb_new(0x85, 8));
+	u = fx_submit(fx, fx_urb_new(0x85, 8));
 	assert_int_equal(u->status, -EPIPE);
 	assert_int_equal(gdev_set_config(fx->dev, 2), -EINVAL);
 }
@@ -692,19 +535,19 @@ static void test_ep_stall_nth(void **state)
 	struct urb *u;
 
 	start(fx, true);
-	u = submit(fx, urb_new(0x03, 16));
+	u = fx_submit(fx, fx_urb_new(0x03, 16));
 	assert_int_equal(u->status, 0);
 	assert_int_equal(u->actual_length, 16);
-	u = submit(fx, urb_new(0x03, 16));
+	u = fx_submit(fx, fx_urb_new(0x03, 16));
 	assert_int_equal(u->status, -EPIPE);
 	assert_int_equal(u->actual_length, 0);
 	/* halted until CLEAR_FEATURE(ENDPOINT_HALT) */
-	u = submit(fx, urb_new(0x03, 16));
+	u = fx_submit(fx, fx_urb_new(0x03, 16));
 	assert_int_equal(u->status, -EPIPE);
-	u = submit(fx, ctrl_new(USB_RECIP_ENDPOINT, USB_REQ_CLEAR_FEATURE,
-				USB_ENDPOINT_HALT, 0x03, 0, 0));
+	u = fx_submit(fx, fx_ctrl_new(USB_RECIP_ENDPOINT, USB_REQ_CLEAR_FEATURE,
+				      USB_ENDPOINT_HALT, 0x03, 0, 0));
 	assert_int_equal(u->status, 0);
-	u = submit(fx, urb_new(0x03, 16));
+	u = fx_submit(fx, fx_urb_new(0x03, 16));
 	assert_int_equal(u->status, 0);
 	assert_int_equal(u->actual_length, 16);
 }
@@ -717,20 +560,20 @@ static void test_ep_delay(void **state)
 
 	start(fx, true);
 	gettimeofday(&t0, NULL);
-	u = submit(fx, urb_new(0x05, 32));
-	assert_false(is_done(fx, u));
-	run_until_done(fx, u);
-	assert_true(ms_since(&t0) >= 15);
+	u = fx_submit(fx, fx_urb_new(0x05, 32));
+	assert_false(fx_is_done(fx, u));
+	fx_run_until_done(fx, u);
+	assert_true(fx_ms_since(&t0) >= 15);
 	assert_int_equal(u->status, 0);
 	assert_int_equal(u->actual_length, 32);
 
 	/* unlinking a delayed bulk URB cancels its timer */
-	u = submit(fx, urb_new(0x05, 32));
+	u = fx_submit(fx, fx_urb_new(0x05, 32));
 	got = gdev_unlink(fx->dev, u->seqnum);
 	assert_ptr_equal(got, u);
-	run_for(fx, 40);
-	assert_false(is_done(fx, u));
-	urb_free(u);
+	fx_run_for(fx, 40);
+	assert_false(fx_is_done(fx, u));
+	fx_urb_free(u);
 }
 
 /* ---- faults ---- */
@@ -739,16 +582,16 @@ static void test_disconnect_after_urbs(void **state)
 {
 	struct fx *fx = *state;
 
-	fx->m.faults.disconnect_after_urbs = 3;
+	fx->m->faults.disconnect_after_urbs = 3;
 	start(fx, true);
-	submit(fx, urb_new(0x82, 4));
-	submit(fx, urb_new(0x84, 4));
+	fx_submit(fx, fx_urb_new(0x82, 4));
+	fx_submit(fx, fx_urb_new(0x84, 4));
 	event_base_loop(fx->base, EVLOOP_NONBLOCK);
 	assert_int_equal(fx->disconnects, 0);
-	submit(fx, urb_new(0x82, 4));
+	fx_submit(fx, fx_urb_new(0x82, 4));
 	/* never from inside gdev_submit */
 	assert_int_equal(fx->disconnects, 0);
-	run_for(fx, 100);
+	fx_run_for(fx, 100);
 	assert_int_equal(fx->disconnects, 1);
 	assert_non_null(strstr(fx->why, "disconnect_after_urbs=3"));
 }
@@ -758,21 +601,21 @@ static void test_disconnect_after_ms(void **state)
 	struct fx *fx = *state;
 	struct timeval t0;
 
-	fx->m.faults.disconnect_after_ms = 20;
+	fx->m->faults.disconnect_after_ms = 20;
 	gettimeofday(&t0, NULL);
 	start(fx, true);
 	assert_int_equal(fx->disconnects, 0);
-	run_for(fx, 1000);	/* fh_disconnect breaks the loop */
+	fx_run_for(fx, 1000);	/* the fake host breaks the loop */
 	assert_int_equal(fx->disconnects, 1);
-	assert_true(ms_since(&t0) >= 15);
-	assert_true(ms_since(&t0) < 1000);
+	assert_true(fx_ms_since(&t0) >= 15);
+	assert_true(fx_ms_since(&t0) < 1000);
 	assert_non_null(strstr(fx->why, "disconnect_after_ms=20"));
 
 	/* a detach cancels it */
-	gdev_detach(fx->dev, fh_free_urb);
+	gdev_detach(fx->dev, fx_free_urb);
 	assert_int_equal(gdev_attach(fx->dev, &fx->host, fx), 0);
-	gdev_detach(fx->dev, fh_free_urb);
-	run_for(fx, 50);
+	gdev_detach(fx->dev, fx_free_urb);
+	fx_run_for(fx, 50);
 	assert_int_equal(fx->disconnects, 1);
 }
 
@@ -781,19 +624,19 @@ static void test_detach_frees_pending(void **state)
 	struct fx *fx = *state;
 
 	start(fx, true);
-	submit(fx, urb_new(0x84, 8));			/* NAK */
-	submit(fx, urb_new(0x81, 512));			/* loopback IN, empty */
-	submit(fx, urb_new(0x83, 8));			/* sequence... */
-	submit(fx, urb_new(0x83, 8));
-	submit(fx, urb_new(0x83, 8));
-	submit(fx, urb_new(0x83, 8));			/* ...at its end: NAK */
-	submit(fx, ctrl_new(0xc0, 0x05, 0, 0, 64, 64));	/* delayed ctrl */
-	submit(fx, urb_new(0x05, 8));			/* delayed bulk */
+	fx_submit(fx, fx_urb_new(0x84, 8));			/* NAK */
+	fx_submit(fx, fx_urb_new(0x81, 512));	/* loopback IN, empty */
+	fx_submit(fx, fx_urb_new(0x83, 8));		/* sequence... */
+	fx_submit(fx, fx_urb_new(0x83, 8));
+	fx_submit(fx, fx_urb_new(0x83, 8));
+	fx_submit(fx, fx_urb_new(0x83, 8));	/* ...at its end: NAK */
+	fx_submit(fx, fx_ctrl_new(0xc0, 0x05, 0, 0, 64, 64)); /* delayed ctrl */
+	fx_submit(fx, fx_urb_new(0x05, 8));		/* delayed bulk */
 	assert_int_equal(fx->n_done, 3);
 	fx->freed = 0;
-	gdev_detach(fx->dev, fh_free_urb);
+	gdev_detach(fx->dev, fx_free_urb);
 	assert_int_equal(fx->freed, 5);
-	run_for(fx, 60);
+	fx_run_for(fx, 60);
 	assert_int_equal(fx->n_done, 3);
 	/* back to the address state */
 	assert_null(fx->dev->config);
@@ -812,15 +655,15 @@ static void test_iso_in(void **state)
 	int k;
 
 	start(fx, true);
-	u = urb_new(0x86, 24);
+	u = fx_urb_new(0x86, 24);
 	u->number_of_packets = 3;
 	u->iso = calloc(3, sizeof(*u->iso));
 	for (k = 0; k < 3; k++) {
 		u->iso[k].offset = 8 * k;
 		u->iso[k].length = plen[k];
 	}
-	submit(fx, u);
-	assert_true(is_done(fx, u));
+	fx_submit(fx, u);
+	assert_true(fx_is_done(fx, u));
 	assert_int_equal(u->status, 0);
 	assert_int_equal(u->error_count, 0);
 	/* actual_length is the sum; the data is packed back to back */
@@ -833,13 +676,13 @@ static void test_iso_in(void **state)
 	}
 
 	/* packet lengths beyond the buffer are clipped */
-	u = urb_new(0x86, 10);
+	u = fx_urb_new(0x86, 10);
 	u->number_of_packets = 2;
 	u->iso = calloc(2, sizeof(*u->iso));
 	u->iso[0].length = 8;
 	u->iso[1].offset = 8;
 	u->iso[1].length = 8;
-	submit(fx, u);
+	fx_submit(fx, u);
 	assert_int_equal(u->actual_length, 10);
 	assert_int_equal(u->iso[0].actual_length, 8);
 	assert_int_equal(u->iso[1].actual_length, 2);
@@ -854,7 +697,7 @@ static void test_iso_out(void **state)
 	int k;
 
 	start(fx, true);
-	u = urb_new(0x06, 24);
+	u = fx_urb_new(0x06, 24);
 	u->number_of_packets = 3;
 	u->iso = calloc(3, sizeof(*u->iso));
 	for (k = 0; k < 3; k++) {
@@ -862,8 +705,8 @@ static void test_iso_out(void **state)
 		u->iso[k].length = 8;
 		u->iso[k].status = -EINPROGRESS;
 	}
-	submit(fx, u);
-	assert_true(is_done(fx, u));
+	fx_submit(fx, u);
+	assert_true(fx_is_done(fx, u));
 	assert_int_equal(u->status, 0);
 	/* vhci insists: actual_length == sum of the packets' actual_length */
 	assert_int_equal(u->actual_length, 24);
@@ -881,16 +724,16 @@ static void test_set_config_shuts_pending(void **state)
 	struct urb *nak, *o;
 
 	start(fx, true);
-	nak = submit(fx, urb_new(0x84, 8));
-	o = urb_new(0x01, 3);
+	nak = fx_submit(fx, fx_urb_new(0x84, 8));
+	o = fx_urb_new(0x01, 3);
 	memcpy(o->buf, "xyz", 3);
-	submit(fx, o);
+	fx_submit(fx, o);
 	assert_int_equal(fx->n_done, 1);
 	assert_int_equal(gdev_set_config(fx->dev, 1), 0);
-	assert_true(is_done(fx, nak));
+	assert_true(fx_is_done(fx, nak));
 	assert_int_equal(nak->status, -ESHUTDOWN);
 	/* the fifo was dropped */
-	assert_false(is_done(fx, submit(fx, urb_new(0x81, 64))));
+	assert_false(fx_is_done(fx, fx_submit(fx, fx_urb_new(0x81, 64))));
 	assert_int_equal(gdev_set_config(fx->dev, 0), 0);
 	assert_null(fx->dev->config);
 }

@@ -21,39 +21,9 @@
 #include <linux/usb/ch9.h>
 
 #include "device.h"
+#include "fixture.h"
 #include "function.h"
 #include "script.h"
-
-struct fx {
-	struct event_base *base;
-	struct gd_device *m;
-	struct gdev *dev;
-	struct gdev_host host;
-	struct urb *done[256];
-	size_t n_done;
-};
-
-static uint32_t next_seq = 1;
-
-static void urb_free(struct urb *urb)
-{
-	if (!urb)
-		return;
-	free(urb->buf);
-	free(urb);
-}
-
-static void fh_complete(void *ctx, struct urb *urb)
-{
-	struct fx *fx = ctx;
-
-	/* the server frees an URB once completed: an OUT URB's data must
-	 * not be read after that (poisoned here, not freed) */
-	if (!urb->dir_in)
-		memset(urb->buf, 0xa5, urb->length);
-	assert_true(fx->n_done < 256);
-	fx->done[fx->n_done++] = urb;
-}
 
 /* a boot keyboard (protocol 1) or mouse (2), HID descriptor for LEN */
 static const char script_fmt[] =
@@ -85,112 +55,23 @@ static void start(struct fx *fx, int proto, int rlen, const char *extra_ep,
 
 	if (parse(proto, rlen, extra_ep, opts, &fx->m, &err))
 		fail_msg("%s", err.msg);
-	fx->dev = gdev_new(fx->m, fx->base);
-	assert_non_null(fx->dev);
-	assert_int_equal(gdev_attach(fx->dev, &fx->host, fx), 0);
+	fx_attach(fx);
 	assert_int_equal(gdev_set_config(fx->dev, 1), 0);
 }
 
 static int setup(void **state)
 {
-	struct fx *fx = calloc(1, sizeof(*fx));
+	struct fx *fx = fx_create(FX_POISON_OUT);
 
-	if (!fx)
-		return -1;
-	fx->base = event_base_new();
-	fx->host.complete = fh_complete;
+	fx->own_model = true;
 	*state = fx;
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	struct fx *fx = *state;
-	size_t i;
-
-	if (fx->dev) {
-		gdev_detach(fx->dev, urb_free);
-		gdev_free(fx->dev);
-	}
-	gd_model_free(fx->m);
-	for (i = 0; i < fx->n_done; i++)
-		urb_free(fx->done[i]);
-	event_base_free(fx->base);
-	free(fx);
+	fx_destroy(*state);
 	return 0;
-}
-
-static struct urb *urb_new(uint8_t addr, uint32_t len)
-{
-	struct urb *urb = calloc(1, sizeof(*urb));
-
-	assert_non_null(urb);
-	urb->seqnum = next_seq++;
-	urb->ep = addr & 0x0f;
-	urb->dir_in = addr & USB_DIR_IN;
-	urb->length = len;
-	urb->buf = calloc(1, len ? len : 1);
-	assert_non_null(urb->buf);
-	return urb;
-}
-
-static bool is_done(const struct fx *fx, const struct urb *urb)
-{
-	size_t i;
-
-	for (i = 0; i < fx->n_done; i++)
-		if (fx->done[i] == urb)
-			return true;
-	return false;
-}
-
-static struct urb *submit(struct fx *fx, struct urb *urb)
-{
-	gdev_submit(fx->dev, urb);
-	return urb;
-}
-
-static struct urb *ctrl(struct fx *fx, uint8_t type, uint8_t req,
-			uint16_t value, uint16_t index, uint16_t wlength,
-			const void *out)
-{
-	struct urb *urb = urb_new(type & USB_DIR_IN, wlength);
-	struct usb_setup s = { type, req, value, index, wlength };
-
-	usb_setup_pack(&s, urb->setup);
-	if (out)
-		memcpy(urb->buf, out, wlength);
-	return submit(fx, urb);
-}
-
-static long ms_since(const struct timeval *t0)
-{
-	struct timeval now;
-
-	gettimeofday(&now, NULL);
-	return (now.tv_sec - t0->tv_sec) * 1000 +
-	       (now.tv_usec - t0->tv_usec) / 1000;
-}
-
-/* Run the loop until urb completes; fail after 2 s. */
-static void wait_done(struct fx *fx, const struct urb *urb)
-{
-	struct timeval t0;
-
-	gettimeofday(&t0, NULL);
-	while (!is_done(fx, urb)) {
-		event_base_loop(fx->base, EVLOOP_ONCE);
-		assert_true(ms_since(&t0) < 2000);
-	}
-}
-
-/* Run the loop for ms. */
-static void run_for(struct fx *fx, int ms)
-{
-	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
-
-	event_base_loopexit(fx->base, &tv);
-	event_base_dispatch(fx->base);
 }
 
 /* ---- tests ---- */
@@ -242,55 +123,55 @@ static void test_class_requests(void **state)
 
 	start(fx, 1, 0x3f, "", "");
 	/* the report descriptor: the boot keyboard's 63 bytes, cut */
-	u = ctrl(fx, 0x81, USB_REQ_GET_DESCRIPTOR, 0x2200, 0, 0x3f, NULL);
+	u = fx_ctrl(fx, 0x81, USB_REQ_GET_DESCRIPTOR, 0x2200, 0, 0x3f, NULL);
 	assert_int_equal(u->status, 0);
 	assert_int_equal(u->actual_length, 63);
 	assert_memory_equal(u->buf, "\x05\x01\x09\x06\xa1\x01", 6);
 	assert_int_equal(u->buf[62], 0xc0);
-	u = ctrl(fx, 0x81, USB_REQ_GET_DESCRIPTOR, 0x2200, 0, 9, NULL);
+	u = fx_ctrl(fx, 0x81, USB_REQ_GET_DESCRIPTOR, 0x2200, 0, 9, NULL);
 	assert_int_equal(u->actual_length, 9);
-	u = ctrl(fx, 0x81, USB_REQ_GET_DESCRIPTOR, 0x2100, 0, 64, NULL);
+	u = fx_ctrl(fx, 0x81, USB_REQ_GET_DESCRIPTOR, 0x2100, 0, 64, NULL);
 	assert_int_equal(u->actual_length, 9);
 	assert_memory_equal(u->buf, "\x09\x21\x11\x01\x00\x01\x22\x3f\x00", 9);
-	u = ctrl(fx, 0x81, USB_REQ_GET_DESCRIPTOR, 0x2200, 1, 64, NULL);
+	u = fx_ctrl(fx, 0x81, USB_REQ_GET_DESCRIPTOR, 0x2200, 1, 64, NULL);
 	assert_int_equal(u->status, -EPIPE);	/* no interface 1 */
 
 	/* idle: keyboard default 500 ms (125), per report ID */
-	u = ctrl(fx, 0xa1, 0x02, 0x0000, 0, 1, NULL);
+	u = fx_ctrl(fx, 0xa1, 0x02, 0x0000, 0, 1, NULL);
 	assert_int_equal(u->buf[0], 125);
-	ctrl(fx, 0x21, 0x0a, 0x0000, 0, 0, NULL);	/* SET_IDLE 0, all */
-	ctrl(fx, 0x21, 0x0a, 0x0a02, 0, 0, NULL);	/* 40 ms, report 2 */
-	u = ctrl(fx, 0xa1, 0x02, 0x0000, 0, 1, NULL);
+	fx_ctrl(fx, 0x21, 0x0a, 0x0000, 0, 0, NULL); /* SET_IDLE 0, all */
+	fx_ctrl(fx, 0x21, 0x0a, 0x0a02, 0, 0, NULL); /* 40 ms, report 2 */
+	u = fx_ctrl(fx, 0xa1, 0x02, 0x0000, 0, 1, NULL);
 	assert_int_equal(u->buf[0], 0);
-	u = ctrl(fx, 0xa1, 0x02, 0x0002, 0, 1, NULL);
+	u = fx_ctrl(fx, 0xa1, 0x02, 0x0002, 0, 1, NULL);
 	assert_int_equal(u->buf[0], 0x0a);
 
 	/* protocol: report after reset, boot when set */
-	u = ctrl(fx, 0xa1, 0x03, 0, 0, 1, NULL);
+	u = fx_ctrl(fx, 0xa1, 0x03, 0, 0, 1, NULL);
 	assert_int_equal(u->buf[0], 1);
-	u = ctrl(fx, 0x21, 0x0b, 0, 0, 0, NULL);
+	u = fx_ctrl(fx, 0x21, 0x0b, 0, 0, 0, NULL);
 	assert_int_equal(u->status, 0);
-	u = ctrl(fx, 0xa1, 0x03, 0, 0, 1, NULL);
+	u = fx_ctrl(fx, 0xa1, 0x03, 0, 0, 1, NULL);
 	assert_int_equal(u->buf[0], 0);
-	u = ctrl(fx, 0x21, 0x0b, 2, 0, 0, NULL);
+	u = fx_ctrl(fx, 0x21, 0x0b, 2, 0, 0, NULL);
 	assert_int_equal(u->status, -EPIPE);
 
 	/* LEDs: SET_REPORT(output) stored, GET_REPORT(output) returns it */
-	u = ctrl(fx, 0xa1, 0x01, 0x0200, 0, 1, NULL);
+	u = fx_ctrl(fx, 0xa1, 0x01, 0x0200, 0, 1, NULL);
 	assert_int_equal(u->actual_length, 1);
 	assert_int_equal(u->buf[0], 0);
-	u = ctrl(fx, 0x21, 0x09, 0x0200, 0, 1, &leds);
+	u = fx_ctrl(fx, 0x21, 0x09, 0x0200, 0, 1, &leds);
 	assert_int_equal(u->status, 0);
 	assert_int_equal(u->actual_length, 1);
-	u = ctrl(fx, 0xa1, 0x01, 0x0200, 0, 1, NULL);
+	u = fx_ctrl(fx, 0xa1, 0x01, 0x0200, 0, 1, NULL);
 	assert_int_equal(u->buf[0], 0x03);
 	/* input report before any: zeros of the boot report's 8 bytes */
-	u = ctrl(fx, 0xa1, 0x01, 0x0100, 0, 64, NULL);
+	u = fx_ctrl(fx, 0xa1, 0x01, 0x0100, 0, 64, NULL);
 	assert_int_equal(u->actual_length, 8);
 	/* feature reports: none */
-	u = ctrl(fx, 0xa1, 0x01, 0x0300, 0, 8, NULL);
+	u = fx_ctrl(fx, 0xa1, 0x01, 0x0300, 0, 8, NULL);
 	assert_int_equal(u->status, -EPIPE);
-	u = ctrl(fx, 0x21, 0x09, 0x0300, 0, 1, &leds);
+	u = fx_ctrl(fx, 0x21, 0x09, 0x0300, 0, 1, &leds);
 	assert_int_equal(u->status, -EPIPE);
 }
 
@@ -307,27 +188,28 @@ static void test_type_schedule(void **state)
 
 	start(fx, 1, 0x3f, "", "    type \"aB\"; delay 50; interval 10\n");
 	gettimeofday(&t0, NULL);
-	u[0] = submit(fx, urb_new(0x81, 8));
-	assert_false(is_done(fx, u[0]));	/* pending: the start delay */
-	wait_done(fx, u[0]);
-	assert_true(ms_since(&t0) >= 45);
+	u[0] = fx_submit(fx, fx_urb_new(0x81, 8));
+	/* pending: the start delay */
+	assert_false(fx_is_done(fx, u[0]));
+	fx_run_until_done(fx, u[0]);
+	assert_true(fx_ms_since(&t0) >= 45);
 	for (i = 0; i < 4; i++) {
 		if (i)
-			u[i] = submit(fx, urb_new(0x81, 8));
-		wait_done(fx, u[i]);
+			u[i] = fx_submit(fx, fx_urb_new(0x81, 8));
+		fx_run_until_done(fx, u[i]);
 		assert_int_equal(u[i]->status, 0);
 		assert_int_equal(u[i]->actual_length, 8);
 		assert_memory_equal(u[i]->buf, want[i], 8);
 	}
 	/* the last input report is what GET_REPORT(input) says */
-	u[4] = ctrl(fx, 0xa1, 0x01, 0x0100, 0, 8, NULL);
+	u[4] = fx_ctrl(fx, 0xa1, 0x01, 0x0100, 0, 8, NULL);
 	assert_memory_equal(u[4]->buf, want[3], 8);
 	/* idle: never answered with zero bytes, stays pending */
-	u[4] = submit(fx, urb_new(0x81, 8));
-	run_for(fx, 100);
-	assert_false(is_done(fx, u[4]));
+	u[4] = fx_submit(fx, fx_urb_new(0x81, 8));
+	fx_run_for(fx, 100);
+	assert_false(fx_is_done(fx, u[4]));
 	assert_ptr_equal(gdev_unlink(fx->dev, u[4]->seqnum), u[4]);
-	urb_free(u[4]);
+	fx_urb_free(u[4]);
 }
 
 /* Reports that come due without an URB wait for one; repeat starts over;
@@ -341,26 +223,26 @@ static void test_reports_wait_and_repeat(void **state)
 	start(fx, 1, 0x3f, "",
 	      "    reports 01 02 03, wait 0, 04, 05 06\n"
 	      "    start attach; delay 0; interval 0; repeat 30\n");
-	run_for(fx, 20);			/* due, no URB yet */
-	u = submit(fx, urb_new(0x81, 2));	/* shorter than the report */
-	assert_true(is_done(fx, u));
+	fx_run_for(fx, 20);			/* due, no URB yet */
+	u = fx_submit(fx, fx_urb_new(0x81, 2)); /* shorter than the report */
+	assert_true(fx_is_done(fx, u));
 	assert_int_equal(u->actual_length, 2);
 	assert_memory_equal(u->buf, "\x01\x02", 2);
 	for (i = 0; i < 3; i++) {
 		if (i) {
 			/* the next round comes 30 ms after the last report */
-			u = submit(fx, urb_new(0x81, 8));
-			assert_false(is_done(fx, u));
-			wait_done(fx, u);
+			u = fx_submit(fx, fx_urb_new(0x81, 8));
+			assert_false(fx_is_done(fx, u));
+			fx_run_until_done(fx, u);
 			assert_int_equal(u->actual_length, 3);
 			assert_memory_equal(u->buf, "\x01\x02\x03", 3);
 		}
-		u = submit(fx, urb_new(0x81, 8));
-		assert_true(is_done(fx, u));
+		u = fx_submit(fx, fx_urb_new(0x81, 8));
+		assert_true(fx_is_done(fx, u));
 		assert_int_equal(u->actual_length, 1);
 		assert_int_equal(u->buf[0], 0x04);
-		u = submit(fx, urb_new(0x81, 8));
-		assert_true(is_done(fx, u));
+		u = fx_submit(fx, fx_urb_new(0x81, 8));
+		assert_true(fx_is_done(fx, u));
 		assert_int_equal(u->actual_length, 2);
 		assert_memory_equal(u->buf, "\x05\x06", 2);
 	}
@@ -373,11 +255,11 @@ static void test_mouse_set_idle_start(void **state)
 	struct urb *u;
 
 	start(fx, 2, 0x32, "", "    move -3 4 1; start set-idle; delay 0\n");
-	u = submit(fx, urb_new(0x81, 4));
-	run_for(fx, 30);
-	assert_false(is_done(fx, u));
-	ctrl(fx, 0x21, 0x0a, 0, 0, 0, NULL);
-	assert_true(is_done(fx, u));
+	u = fx_submit(fx, fx_urb_new(0x81, 4));
+	fx_run_for(fx, 30);
+	assert_false(fx_is_done(fx, u));
+	fx_ctrl(fx, 0x21, 0x0a, 0, 0, 0, NULL);
+	assert_true(fx_is_done(fx, u));
 	assert_int_equal(u->actual_length, 3);
 	assert_memory_equal(u->buf, "\x01\xfd\x04", 3);
 }
@@ -391,12 +273,12 @@ static void test_interrupt_out(void **state)
 	start(fx, 1, 0x3f,
 	      "endpoint { bEndpointAddress 0x02; type interrupt; wMaxPacketSize 8 }",
 	      "");
-	u = urb_new(0x02, 1);
+	u = fx_urb_new(0x02, 1);
 	u->buf[0] = 0x04;
-	submit(fx, u);
-	assert_true(is_done(fx, u));
+	fx_submit(fx, u);
+	assert_true(fx_is_done(fx, u));
 	assert_int_equal(u->actual_length, 1);
-	u = ctrl(fx, 0xa1, 0x01, 0x0200, 0, 1, NULL);
+	u = fx_ctrl(fx, 0xa1, 0x01, 0x0200, 0, 1, NULL);
 	assert_int_equal(u->buf[0], 0x04);
 }
 
@@ -409,15 +291,15 @@ static void test_report_ids(void **state)
 	start(fx, 0, 4, "",
 	      "    report-descriptor 05 01 09 06\n"
 	      "    reports 02 11 22, 03 44; start attach; delay 0\n");
-	u = ctrl(fx, 0xa1, 0x01, 0x0103, 0, 8, NULL);
+	u = fx_ctrl(fx, 0xa1, 0x01, 0x0103, 0, 8, NULL);
 	assert_int_equal(u->status, 0);
 	assert_int_equal(u->actual_length, 2);
 	assert_memory_equal(u->buf, "\x03\x00", 2);
-	u = ctrl(fx, 0xa1, 0x01, 0x0105, 0, 8, NULL);
+	u = fx_ctrl(fx, 0xa1, 0x01, 0x0105, 0, 8, NULL);
 	assert_int_equal(u->status, -EPIPE);
-	u = submit(fx, urb_new(0x81, 8));
+	u = fx_submit(fx, fx_urb_new(0x81, 8));
 	assert_int_equal(u->actual_length, 3);
-	u = ctrl(fx, 0xa1, 0x01, 0x0102, 0, 8, NULL);
+	u = fx_ctrl(fx, 0xa1, 0x01, 0x0102, 0, 8, NULL);
 	assert_int_equal(u->actual_length, 3);
 	assert_memory_equal(u->buf, "\x02\x11\x22", 3);
 }
@@ -429,10 +311,10 @@ static void test_reset_fails_held(void **state)
 	struct urb *u;
 
 	start(fx, 1, 0x3f, "", "");
-	u = submit(fx, urb_new(0x81, 8));
-	assert_false(is_done(fx, u));
+	u = fx_submit(fx, fx_urb_new(0x81, 8));
+	assert_false(fx_is_done(fx, u));
 	assert_int_equal(gdev_set_config(fx->dev, 1), 0);
-	assert_true(is_done(fx, u));
+	assert_true(fx_is_done(fx, u));
 	assert_int_equal(u->status, -ESHUTDOWN);
 }
 

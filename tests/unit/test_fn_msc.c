@@ -21,43 +21,22 @@
 #include <linux/usb/ch9.h>
 
 #include "device.h"
+#include "fixture.h"
 #include "function.h"
 #include "script.h"
 
 #define EP_IN	0x81
 #define EP_OUT	0x02
 
-struct fx {
-	struct event_base *base;
-	struct gd_device *m;
-	struct gdev *dev;
-	struct gdev_host host;
-	struct urb *done[64];
-	size_t n_done;
-	uint32_t tag;
-	char image[64];
+/* what a test keeps besides the fake host */
+struct msc_fx {
+	uint32_t tag;			/* of the last CBW */
+	char image[64];		/* an image file to remove, or "" */
 };
 
-static uint32_t next_seq = 1;
-
-static void urb_free(struct urb *urb)
+static struct msc_fx *msc_of(struct fx *fx)
 {
-	if (!urb)
-		return;
-	free(urb->buf);
-	free(urb);
-}
-
-static void fh_complete(void *ctx, struct urb *urb)
-{
-	struct fx *fx = ctx;
-
-	/* the server frees an URB once completed: an OUT URB's data must
-	 * not be read after that (poisoned here, not freed) */
-	if (!urb->dir_in)
-		memset(urb->buf, 0xa5, urb->length);
-	assert_true(fx->n_done < 64);
-	fx->done[fx->n_done++] = urb;
+	return fx->priv;
 }
 
 static const char script_fmt[] =
@@ -79,20 +58,18 @@ static void start(struct fx *fx, const char *opts)
 	snprintf(text, sizeof(text), script_fmt, opts);
 	if (script_parse("t.gadget", text, strlen(text), &fx->m, &err))
 		fail_msg("%s", err.msg);
-	fx->dev = gdev_new(fx->m, fx->base);
-	assert_non_null(fx->dev);
-	assert_int_equal(gdev_attach(fx->dev, &fx->host, fx), 0);
+	fx_attach(fx);
 	assert_int_equal(gdev_set_config(fx->dev, 1), 0);
 }
 
 static int setup(void **state)
 {
-	struct fx *fx = calloc(1, sizeof(*fx));
+	struct fx *fx = fx_create(FX_POISON_OUT);
 
-	if (!fx)
+	fx->priv = calloc(1, sizeof(struct msc_fx));
+	if (!fx->priv)
 		return -1;
-	fx->base = event_base_new();
-	fx->host.complete = fh_complete;
+	fx->own_model = true;
 	*state = fx;
 	return 0;
 }
@@ -100,60 +77,20 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *fx = *state;
-	size_t i;
+	struct msc_fx *mf = msc_of(fx);
 
-	if (fx->dev) {
-		gdev_detach(fx->dev, urb_free);
-		gdev_free(fx->dev);
-	}
-	gd_model_free(fx->m);
-	for (i = 0; i < fx->n_done; i++)
-		urb_free(fx->done[i]);
-	if (fx->image[0])
-		unlink(fx->image);
-	event_base_free(fx->base);
-	free(fx);
+	fx_destroy(fx);
+	if (mf->image[0])
+		unlink(mf->image);
+	free(mf);
 	return 0;
 }
 
-static struct urb *urb_new(uint8_t addr, uint32_t len)
-{
-	struct urb *urb = calloc(1, sizeof(*urb));
-
-	assert_non_null(urb);
-	urb->seqnum = next_seq++;
-	urb->ep = addr & 0x0f;
-	urb->dir_in = addr & USB_DIR_IN;
-	urb->length = len;
-	urb->buf = calloc(1, len ? len : 1);
-	assert_non_null(urb->buf);
-	return urb;
-}
-
-static bool is_done(const struct fx *fx, const struct urb *urb)
-{
-	size_t i;
-
-	for (i = 0; i < fx->n_done; i++)
-		if (fx->done[i] == urb)
-			return true;
-	return false;
-}
-
-static struct urb *submit(struct fx *fx, struct urb *urb)
-{
-	gdev_submit(fx->dev, urb);
-	return urb;
-}
-
+/* A control request without data stage payload from the test. */
 static struct urb *ctrl(struct fx *fx, uint8_t type, uint8_t req,
 			uint16_t value, uint16_t index, uint16_t wlength)
 {
-	struct urb *urb = urb_new(type & USB_DIR_IN, wlength);
-	struct usb_setup s = { type, req, value, index, wlength };
-
-	usb_setup_pack(&s, urb->setup);
-	return submit(fx, urb);
+	return fx_ctrl(fx, type, req, value, index, wlength, NULL);
 }
 
 static void put32(uint8_t *p, uint32_t v)
@@ -173,27 +110,27 @@ static uint32_t get32(const uint8_t *p)
 static struct urb *cbw(struct fx *fx, uint32_t h, bool in,
 		       const uint8_t *cdb, uint8_t len)
 {
-	struct urb *urb = urb_new(EP_OUT, 31);
+	struct urb *urb = fx_urb_new(EP_OUT, 31);
 
 	put32(urb->buf, 0x43425355);
-	put32(urb->buf + 4, ++fx->tag);
+	put32(urb->buf + 4, ++msc_of(fx)->tag);
 	put32(urb->buf + 8, h);
 	urb->buf[12] = in ? 0x80 : 0;
 	urb->buf[14] = len;
 	memcpy(urb->buf + 15, cdb, len);
-	return submit(fx, urb);
+	return fx_submit(fx, urb);
 }
 
 /* Read the CSW; returns bCSWStatus, checks signature, tag, residue. */
 static int csw(struct fx *fx, uint32_t residue)
 {
-	struct urb *urb = submit(fx, urb_new(EP_IN, 13));
+	struct urb *urb = fx_submit(fx, fx_urb_new(EP_IN, 13));
 
-	assert_true(is_done(fx, urb));
+	assert_true(fx_is_done(fx, urb));
 	assert_int_equal(urb->status, 0);
 	assert_int_equal(urb->actual_length, 13);
 	assert_int_equal(get32(urb->buf), 0x53425355);
-	assert_int_equal(get32(urb->buf + 4), fx->tag);
+	assert_int_equal(get32(urb->buf + 4), msc_of(fx)->tag);
 	assert_int_equal(get32(urb->buf + 8), residue);
 	return urb->buf[12];
 }
@@ -204,15 +141,15 @@ static struct urb *cmd_in(struct fx *fx, const uint8_t *cdb, uint8_t len,
 {
 	struct urb *c = cbw(fx, h, true, cdb, len), *d;
 
-	assert_true(is_done(fx, c));
+	assert_true(fx_is_done(fx, c));
 	assert_int_equal(c->actual_length, 31);
-	d = submit(fx, urb_new(EP_IN, h));
-	assert_true(is_done(fx, d));
+	d = fx_submit(fx, fx_urb_new(EP_IN, h));
+	assert_true(fx_is_done(fx, d));
 	assert_int_equal(d->status, 0);
 	assert_int_equal(d->actual_length, want);
 	if (want < h) {
 		/* BOT 6.7.2 case 5: bulk IN halts after the short data */
-		struct urb *s = submit(fx, urb_new(EP_IN, 13));
+		struct urb *s = fx_submit(fx, fx_urb_new(EP_IN, 13));
 
 		assert_int_equal(s->status, -EPIPE);
 		ctrl(fx, 0x02, USB_REQ_CLEAR_FEATURE, USB_ENDPOINT_HALT,
@@ -227,7 +164,7 @@ static void cmd_none(struct fx *fx, const uint8_t *cdb, uint8_t len,
 {
 	struct urb *c = cbw(fx, 0, false, cdb, len);
 
-	assert_true(is_done(fx, c));
+	assert_true(fx_is_done(fx, c));
 	assert_int_equal(csw(fx, 0), status);
 }
 
@@ -331,14 +268,14 @@ static void test_short_data_stalls_then_csw(void **state)
 
 	start(fx, "    size 1M; readonly\n");
 	c = cbw(fx, 192, true, ms6, 6);
-	d = submit(fx, urb_new(EP_IN, 192));
-	assert_true(is_done(fx, c) && is_done(fx, d));
+	d = fx_submit(fx, fx_urb_new(EP_IN, 192));
+	assert_true(fx_is_done(fx, c) && fx_is_done(fx, d));
 	assert_int_equal(d->actual_length, 24);	/* header + caching page */
 	assert_int_equal(d->buf[0], 23);
 	assert_int_equal(d->buf[2], 0x80);		/* WP */
 	assert_int_equal(d->buf[4], 0x08);		/* caching page */
 	assert_int_equal(d->buf[6], 0x04);		/* WCE */
-	s = submit(fx, urb_new(EP_IN, 13));
+	s = fx_submit(fx, fx_urb_new(EP_IN, 13));
 	assert_int_equal(s->status, -EPIPE);
 	ctrl(fx, 0x02, USB_REQ_CLEAR_FEATURE, USB_ENDPOINT_HALT, EP_IN, 0);
 	assert_int_equal(csw(fx, 192 - 24), 0);
@@ -359,8 +296,8 @@ static void test_unsupported_opcode_sense(void **state)
 	sense_is(fx, 0x0, 0x00, 0x00);
 	/* with Hi > 0 and nothing to send, the data stage STALLs */
 	c = cbw(fx, 192, true, ms_bad, 6);
-	d = submit(fx, urb_new(EP_IN, 192));
-	assert_true(is_done(fx, c));
+	d = fx_submit(fx, fx_urb_new(EP_IN, 192));
+	assert_true(fx_is_done(fx, c));
 	assert_int_equal(d->status, -EPIPE);
 	ctrl(fx, 0x02, USB_REQ_CLEAR_FEATURE, USB_ENDPOINT_HALT, EP_IN, 0);
 	assert_int_equal(csw(fx, 192), 1);
@@ -379,32 +316,32 @@ static void test_write_read_image(void **state)
 	FILE *f;
 	int fd, k;
 
-	strcpy(fx->image, "/tmp/usbrig-test-msc.XXXXXX");
-	fd = mkstemp(fx->image);
+	strcpy(msc_of(fx)->image, "/tmp/usbrig-test-msc.XXXXXX");
+	fd = mkstemp(msc_of(fx)->image);
 	assert_true(fd >= 0);
 	close(fd);
 	snprintf((char *)opts, sizeof(opts), "    image \"%s\"; size 64K\n",
-		 fx->image);
+		 msc_of(fx)->image);
 	start(fx, (const char *)opts);
 
 	/* WRITE(10) of blocks 3..4: the data comes in two OUT URBs */
 	c = cbw(fx, 1024, false, w10, 10);
-	assert_true(is_done(fx, c));
-	o = urb_new(EP_OUT, 600);
+	assert_true(fx_is_done(fx, c));
+	o = fx_urb_new(EP_OUT, 600);
 	for (k = 0; k < 600; k++)
 		o->buf[k] = k * 7;
-	submit(fx, o);
+	fx_submit(fx, o);
 	assert_int_equal(o->actual_length, 600);
-	o = urb_new(EP_OUT, 424);
+	o = fx_urb_new(EP_OUT, 424);
 	for (k = 600; k < 1024; k++)
 		o->buf[k - 600] = k * 7;
-	submit(fx, o);
+	fx_submit(fx, o);
 	assert_int_equal(o->actual_length, 424);
 	assert_int_equal(csw(fx, 0), 0);
 	cmd_none(fx, sync10, 10, 0);
 
 	/* the image holds it, at 3 * 512 */
-	f = fopen(fx->image, "rb");
+	f = fopen(msc_of(fx)->image, "rb");
 	assert_non_null(f);
 	assert_int_equal(fseek(f, 0, SEEK_END), 0);
 	assert_int_equal(ftell(f), 65536);	/* grown to size */
@@ -416,11 +353,12 @@ static void test_write_read_image(void **state)
 
 	/* READ(10) back with two IN URBs submitted before the CBW: they
 	 * wait (NAK), then take 512 bytes each, never more than asked */
-	i1 = submit(fx, urb_new(EP_IN, 512));
-	i2 = submit(fx, urb_new(EP_IN, 512));
-	assert_false(is_done(fx, i1));
+	i1 = fx_submit(fx, fx_urb_new(EP_IN, 512));
+	i2 = fx_submit(fx, fx_urb_new(EP_IN, 512));
+	assert_false(fx_is_done(fx, i1));
 	c = cbw(fx, 1024, true, r10, 10);
-	assert_true(is_done(fx, c) && is_done(fx, i1) && is_done(fx, i2));
+	assert_true(fx_is_done(fx, c) && fx_is_done(fx, i1) &&
+		    fx_is_done(fx, i2));
 	assert_int_equal(i1->actual_length, 512);
 	assert_int_equal(i2->actual_length, 512);
 	assert_memory_equal(i1->buf, file, 512);
@@ -429,16 +367,16 @@ static void test_write_read_image(void **state)
 
 	/* VERIFY(10) BYTCHK 1: equal passes, different is a MISCOMPARE */
 	c = cbw(fx, 1024, false, vfy, 10);
-	assert_true(is_done(fx, c));
-	o = urb_new(EP_OUT, 1024);
+	assert_true(fx_is_done(fx, c));
+	o = fx_urb_new(EP_OUT, 1024);
 	memcpy(o->buf, file, 1024);
-	submit(fx, o);
+	fx_submit(fx, o);
 	assert_int_equal(csw(fx, 0), 0);
 	c = cbw(fx, 1024, false, vfy, 10);
-	o = urb_new(EP_OUT, 1024);
+	o = fx_urb_new(EP_OUT, 1024);
 	memcpy(o->buf, file, 1024);
 	o->buf[700] ^= 1;
-	submit(fx, o);
+	fx_submit(fx, o);
 	assert_int_equal(csw(fx, 1024), 1);	/* the URB was not used */
 	sense_is(fx, 0xe, 0x1d, 0x00);
 }
@@ -452,8 +390,8 @@ static void test_range_and_readonly(void **state)
 
 	start(fx, "    size 1M; readonly\n");	/* 2048 blocks */
 	c = cbw(fx, 1024, true, r10, 10);	/* 2047 + 2 > 2048 */
-	d = submit(fx, urb_new(EP_IN, 1024));
-	assert_true(is_done(fx, c));
+	d = fx_submit(fx, fx_urb_new(EP_IN, 1024));
+	assert_true(fx_is_done(fx, c));
 	assert_int_equal(d->status, -EPIPE);
 	ctrl(fx, 0x02, USB_REQ_CLEAR_FEATURE, USB_ENDPOINT_HALT, EP_IN, 0);
 	assert_int_equal(csw(fx, 1024), 1);
@@ -461,7 +399,7 @@ static void test_range_and_readonly(void **state)
 
 	/* a write to a read-only disk: the data is taken and dropped */
 	c = cbw(fx, 512, false, w10, 10);
-	o = submit(fx, urb_new(EP_OUT, 512));
+	o = fx_submit(fx, fx_urb_new(EP_OUT, 512));
 	assert_int_equal(o->actual_length, 512);
 	assert_int_equal(csw(fx, 512), 1);
 	sense_is(fx, 0x7, 0x27, 0x00);
@@ -477,14 +415,14 @@ static void test_phase_errors(void **state)
 
 	start(fx, "    size 1M\n");
 	c = cbw(fx, 512, true, r10, 10);	/* H 512 < D 1024 */
-	d = submit(fx, urb_new(EP_IN, 512));
-	assert_true(is_done(fx, c));
+	d = fx_submit(fx, fx_urb_new(EP_IN, 512));
+	assert_true(fx_is_done(fx, c));
 	assert_int_equal(d->status, -EPIPE);
 	ctrl(fx, 0x02, USB_REQ_CLEAR_FEATURE, USB_ENDPOINT_HALT, EP_IN, 0);
 	assert_int_equal(csw(fx, 512), 2);
 
 	c = cbw(fx, 36, false, inq, 6);		/* Ho, but D is in */
-	d = submit(fx, urb_new(EP_OUT, 36));
+	d = fx_submit(fx, fx_urb_new(EP_OUT, 36));
 	assert_int_equal(d->actual_length, 36);
 	assert_int_equal(csw(fx, 36), 2);
 
@@ -500,11 +438,11 @@ static void test_invalid_cbw_until_reset(void **state)
 	struct urb *bad, *u;
 
 	start(fx, "    size 1M\n");
-	bad = urb_new(EP_OUT, 31);
+	bad = fx_urb_new(EP_OUT, 31);
 	memcpy(bad->buf, "garbage", 7);
-	submit(fx, bad);
-	assert_true(is_done(fx, bad));
-	u = submit(fx, urb_new(EP_IN, 13));
+	fx_submit(fx, bad);
+	assert_true(fx_is_done(fx, bad));
+	u = fx_submit(fx, fx_urb_new(EP_IN, 13));
 	assert_int_equal(u->status, -EPIPE);
 	/* clearing the halt alone does not help */
 	ctrl(fx, 0x02, USB_REQ_CLEAR_FEATURE, USB_ENDPOINT_HALT, EP_IN, 0);
@@ -546,13 +484,13 @@ static void test_unlink_and_reset(void **state)
 	struct urb *a, *b;
 
 	start(fx, "    size 1M\n");
-	a = submit(fx, urb_new(EP_IN, 13));
-	b = submit(fx, urb_new(EP_IN, 13));
-	assert_false(is_done(fx, a) || is_done(fx, b));
+	a = fx_submit(fx, fx_urb_new(EP_IN, 13));
+	b = fx_submit(fx, fx_urb_new(EP_IN, 13));
+	assert_false(fx_is_done(fx, a) || fx_is_done(fx, b));
 	assert_ptr_equal(gdev_unlink(fx->dev, a->seqnum), a);
-	urb_free(a);
+	fx_urb_free(a);
 	assert_int_equal(gdev_set_config(fx->dev, 1), 0);
-	assert_true(is_done(fx, b));
+	assert_true(fx_is_done(fx, b));
 	assert_int_equal(b->status, -ESHUTDOWN);
 }
 

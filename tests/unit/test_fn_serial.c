@@ -21,122 +21,33 @@
 #include <linux/usb/ch9.h>
 
 #include "device.h"
+#include "fixture.h"
 #include "log.h"
 #include "model.h"
 #include "script.h"
 #include "serial_core.h"
 
-/* ---- the fake host ---- */
-
-struct fx {
-	struct event_base *base;
-	struct gd_device *m;
-	struct gdev *dev;
-	struct gdev_host host;
-	struct urb **done;
-	size_t n_done, cap_done;
-	size_t freed;
-};
-
-static void urb_free(struct urb *urb)
-{
-	if (!urb)
-		return;
-	free(urb->buf);
-	free(urb);
-}
-
-static void fh_complete(void *ctx, struct urb *urb)
-{
-	struct fx *fx = ctx;
-
-	if (fx->n_done == fx->cap_done) {
-		fx->cap_done = fx->cap_done ? 2 * fx->cap_done : 16;
-		fx->done = realloc(fx->done, fx->cap_done * sizeof(*fx->done));
-		assert_non_null(fx->done);
-	}
-	fx->done[fx->n_done++] = urb;
-}
-
-static void fh_disconnect(void *ctx, const char *why)
-{
-	(void)ctx;
-	fail_msg("unexpected disconnect: %s", why);
-}
-
-static struct fx *g_fx;
-
-static void fh_free_urb(struct urb *urb)
-{
-	g_fx->freed++;
-	urb_free(urb);
-}
-
-static uint32_t next_seq = 1;
-
-static struct urb *urb_new(uint8_t ep_addr, uint32_t len)
-{
-	struct urb *urb = calloc(1, sizeof(*urb));
-
-	assert_non_null(urb);
-	urb->seqnum = next_seq++;
-	urb->ep = ep_addr & 0x0f;
-	urb->dir_in = ep_addr & 0x80;
-	urb->length = len;
-	urb->buf = calloc(1, len ? len : 1);
-	assert_non_null(urb->buf);
-	return urb;
-}
-
-static bool is_done(const struct fx *fx, const struct urb *urb)
-{
-	size_t i;
-
-	for (i = 0; i < fx->n_done; i++)
-		if (fx->done[i] == urb)
-			return true;
-	return false;
-}
-
-static struct urb *submit(struct fx *fx, struct urb *urb)
-{
-	gdev_submit(fx->dev, urb);
-	return urb;
-}
-
-/* A control request; OUT data from out (wlength bytes). */
-static struct urb *ctrl(struct fx *fx, uint8_t type, uint8_t req,
-			uint16_t value, uint16_t index, uint16_t wlength,
-			const void *out)
-{
-	struct urb *urb = urb_new(type & USB_DIR_IN, wlength);
-	struct usb_setup s = { type, req, value, index, wlength };
-
-	usb_setup_pack(&s, urb->setup);
-	if (out && wlength)
-		memcpy(urb->buf, out, wlength);
-	return submit(fx, urb);
-}
+/* ---- helpers (the fake host is fixture.c) ---- */
 
 static void expect_ok(struct fx *fx, const struct urb *u, uint32_t actual)
 {
-	assert_true(is_done(fx, u));
+	assert_true(fx_is_done(fx, u));
 	assert_int_equal(u->status, 0);
 	assert_int_equal(u->actual_length, actual);
 }
 
 static void expect_stall(struct fx *fx, const struct urb *u)
 {
-	assert_true(is_done(fx, u));
+	assert_true(fx_is_done(fx, u));
 	assert_int_equal(u->status, -EPIPE);
 }
 
 static struct urb *bulk_out(struct fx *fx, uint8_t ep, const char *s)
 {
-	struct urb *u = urb_new(ep, strlen(s));
+	struct urb *u = fx_urb_new(ep, strlen(s));
 
 	memcpy(u->buf, s, strlen(s));
-	return submit(fx, u);
+	return fx_submit(fx, u);
 }
 
 static void start(struct fx *fx, const char *path)
@@ -146,10 +57,8 @@ static void start(struct fx *fx, const char *path)
 
 	if (script_load(path, &fx->m, &err))
 		fail_msg("%s", err.msg);
-	fx->dev = gdev_new(fx->m, fx->base);
-	assert_non_null(fx->dev);
-	assert_int_equal(gdev_attach(fx->dev, &fx->host, fx), 0);
-	u = ctrl(fx, 0x00, USB_REQ_SET_CONFIGURATION, 1, 0, 0, NULL);
+	fx_attach(fx);
+	u = fx_ctrl(fx, 0x00, USB_REQ_SET_CONFIGURATION, 1, 0, 0, NULL);
 	expect_ok(fx, u, 0);
 }
 
@@ -161,44 +70,23 @@ static void start_text(struct fx *fx, const char *text)
 
 	if (script_parse("t.gadget", text, strlen(text), &fx->m, &err))
 		fail_msg("%s", err.msg);
-	fx->dev = gdev_new(fx->m, fx->base);
-	assert_non_null(fx->dev);
-	assert_int_equal(gdev_attach(fx->dev, &fx->host, fx), 0);
-	u = ctrl(fx, 0x00, USB_REQ_SET_CONFIGURATION, 1, 0, 0, NULL);
+	fx_attach(fx);
+	u = fx_ctrl(fx, 0x00, USB_REQ_SET_CONFIGURATION, 1, 0, 0, NULL);
 	expect_ok(fx, u, 0);
 }
 
 static int setup(void **state)
 {
-	struct fx *fx = calloc(1, sizeof(*fx));
+	struct fx *fx = fx_create(FX_DISCONNECT_FAILS);
 
-	if (!fx)
-		return -1;
-	fx->base = event_base_new();
-	if (!fx->base)
-		return -1;
-	fx->host.complete = fh_complete;
-	fx->host.disconnect = fh_disconnect;
-	g_fx = fx;
+	fx->own_model = true;
 	*state = fx;
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	struct fx *fx = *state;
-	size_t i;
-
-	if (fx->dev) {
-		gdev_detach(fx->dev, fh_free_urb);
-		gdev_free(fx->dev);
-	}
-	gd_model_free(fx->m);
-	for (i = 0; i < fx->n_done; i++)
-		urb_free(fx->done[i]);
-	free(fx->done);
-	event_base_free(fx->base);
-	free(fx);
+	fx_destroy(*state);
 	return 0;
 }
 
@@ -218,21 +106,21 @@ static void test_acm_line_coding(void **state)
 	struct urb *u;
 
 	start(fx, ACM);
-	u = ctrl(fx, 0xa1, 0x21, 0, 0, 7, NULL);	/* GET_LINE_CODING */
+	u = fx_ctrl(fx, 0xa1, 0x21, 0, 0, 7, NULL);	/* GET_LINE_CODING */
 	expect_ok(fx, u, 7);
 	assert_memory_equal(u->buf, def, 7);
-	u = ctrl(fx, 0x21, 0x20, 0, 0, 7, coding_38400_7e2);
+	u = fx_ctrl(fx, 0x21, 0x20, 0, 0, 7, coding_38400_7e2);
 	expect_ok(fx, u, 7);
-	u = ctrl(fx, 0xa1, 0x21, 0, 0, 7, NULL);
+	u = fx_ctrl(fx, 0xa1, 0x21, 0, 0, 7, NULL);
 	expect_ok(fx, u, 7);
 	assert_memory_equal(u->buf, coding_38400_7e2, 7);
 	/* a short read is cut, not overrun */
-	u = ctrl(fx, 0xa1, 0x21, 0, 0, 4, NULL);
+	u = fx_ctrl(fx, 0xa1, 0x21, 0, 0, 4, NULL);
 	expect_ok(fx, u, 4);
 	/* wrong length, wrong interface, unknown request */
-	expect_stall(fx, ctrl(fx, 0x21, 0x20, 0, 0, 6, coding_38400_7e2));
-	expect_stall(fx, ctrl(fx, 0xa1, 0x21, 0, 1, 7, NULL));
-	expect_stall(fx, ctrl(fx, 0x21, 0x02, 0, 0, 0, NULL));
+	expect_stall(fx, fx_ctrl(fx, 0x21, 0x20, 0, 0, 6, coding_38400_7e2));
+	expect_stall(fx, fx_ctrl(fx, 0xa1, 0x21, 0, 1, 7, NULL));
+	expect_stall(fx, fx_ctrl(fx, 0x21, 0x02, 0, 0, 0, NULL));
 }
 
 static void test_acm_serial_state_on_dtr(void **state)
@@ -243,30 +131,30 @@ static void test_acm_serial_state_on_dtr(void **state)
 	struct urb *irq, *irq2, *u;
 
 	start(fx, ACM);
-	irq = submit(fx, urb_new(0x83, 16));
-	assert_false(is_done(fx, irq));		/* idle: NAK */
-	u = ctrl(fx, 0x21, 0x22, 0x0002, 0, 0, NULL);	/* RTS only */
+	irq = fx_submit(fx, fx_urb_new(0x83, 16));
+	assert_false(fx_is_done(fx, irq));		/* idle: NAK */
+	u = fx_ctrl(fx, 0x21, 0x22, 0x0002, 0, 0, NULL);	/* RTS only */
 	expect_ok(fx, u, 0);
-	assert_false(is_done(fx, irq));
-	u = ctrl(fx, 0x21, 0x22, 0x0003, 0, 0, NULL);	/* DTR rises */
+	assert_false(fx_is_done(fx, irq));
+	u = fx_ctrl(fx, 0x21, 0x22, 0x0003, 0, 0, NULL);	/* DTR rises */
 	expect_ok(fx, u, 0);
 	expect_ok(fx, irq, 10);
 	assert_memory_equal(irq->buf, note, 10);
 	/* DTR stays up: nothing new */
-	irq2 = submit(fx, urb_new(0x83, 16));
-	ctrl(fx, 0x21, 0x22, 0x0003, 0, 0, NULL);
-	assert_false(is_done(fx, irq2));
+	irq2 = fx_submit(fx, fx_urb_new(0x83, 16));
+	fx_ctrl(fx, 0x21, 0x22, 0x0003, 0, 0, NULL);
+	assert_false(fx_is_done(fx, irq2));
 	/* the pending notification URB is the function's to give back */
 	assert_ptr_equal(gdev_unlink(fx->dev, irq2->seqnum), irq2);
-	urb_free(irq2);
+	fx_urb_free(irq2);
 	/* dropped and raised again: a second notification, split over two
 	 * 8-byte URBs as cdc_acm would reassemble it */
-	ctrl(fx, 0x21, 0x22, 0, 0, 0, NULL);
-	ctrl(fx, 0x21, 0x22, 1, 0, 0, NULL);
-	u = submit(fx, urb_new(0x83, 8));
+	fx_ctrl(fx, 0x21, 0x22, 0, 0, 0, NULL);
+	fx_ctrl(fx, 0x21, 0x22, 1, 0, 0, NULL);
+	u = fx_submit(fx, fx_urb_new(0x83, 8));
 	expect_ok(fx, u, 8);
 	assert_memory_equal(u->buf, note, 8);
-	u = submit(fx, urb_new(0x83, 8));
+	u = fx_submit(fx, fx_urb_new(0x83, 8));
 	expect_ok(fx, u, 2);
 	assert_memory_equal(u->buf, note + 8, 2);
 }
@@ -278,24 +166,24 @@ static void test_acm_echo_and_respond(void **state)
 	struct urb *in, *out;
 
 	start(fx, ACM);
-	in = submit(fx, urb_new(0x81, 64));
-	assert_false(is_done(fx, in));
+	in = fx_submit(fx, fx_urb_new(0x81, 64));
+	assert_false(fx_is_done(fx, in));
 	out = bulk_out(fx, 0x02, "hello");
 	expect_ok(fx, out, 5);
 	expect_ok(fx, in, 5);
 	assert_memory_equal(in->buf, "hello", 5);
 
-	ctrl(fx, 0x21, 0x20, 0, 0, 7, coding_38400_7e2);
+	fx_ctrl(fx, 0x21, 0x20, 0, 0, 7, coding_38400_7e2);
 	/* the request split over two URBs still matches */
 	bulk_out(fx, 0x02, "AT+I");
 	bulk_out(fx, 0x02, "PR?\r");
-	in = submit(fx, urb_new(0x81, 64));
+	in = fx_submit(fx, fx_urb_new(0x81, 64));
 	expect_ok(fx, in, strlen(want));
 	assert_memory_equal(in->buf, want, strlen(want));
 
 	/* "AT\r" answered, after its echo */
 	bulk_out(fx, 0x02, "AT\r");
-	in = submit(fx, urb_new(0x81, 64));
+	in = fx_submit(fx, fx_urb_new(0x81, 64));
 	expect_ok(fx, in, 9);
 	assert_memory_equal(in->buf, "AT\r\r\nOK\r\n", 9);
 }
@@ -328,20 +216,20 @@ static void test_acm_escapes_echo_off(void **state)
 	struct urb *in, *irq;
 
 	start_text(fx, text);
-	in = submit(fx, urb_new(0x81, 64));
+	in = fx_submit(fx, fx_urb_new(0x81, 64));
 	bulk_out(fx, 0x02, "xyz");		/* no echo, no match */
-	assert_false(is_done(fx, in));
+	assert_false(fx_is_done(fx, in));
 	bulk_out(fx, 0x02, "AB\t");
 	expect_ok(fx, in, 7);
 	assert_memory_equal(in->buf, "<%9600>", 7);
-	in = submit(fx, urb_new(0x81, 64));
+	in = fx_submit(fx, fx_urb_new(0x81, 64));
 	bulk_out(fx, 0x02, "say \"?");
 	expect_ok(fx, in, 5);
 	assert_memory_equal(in->buf, "quote", 5);
 	/* serial-state off: DTR rising sends nothing */
-	irq = submit(fx, urb_new(0x83, 16));
-	ctrl(fx, 0x21, 0x22, 1, 0, 0, NULL);
-	assert_false(is_done(fx, irq));
+	irq = fx_submit(fx, fx_urb_new(0x83, 16));
+	fx_ctrl(fx, 0x21, 0x22, 1, 0, 0, NULL);
+	assert_false(fx_is_done(fx, irq));
 }
 
 /* A big write with nobody reading: the OUT URB NAKs (stays pending)
@@ -354,26 +242,26 @@ static void test_acm_backpressure(void **state)
 	size_t got = 0, n_in = 0;
 
 	start(fx, ACM);
-	out = urb_new(0x02, big);
+	out = fx_urb_new(0x02, big);
 	memset(out->buf, 'x', big);
-	submit(fx, out);
-	assert_false(is_done(fx, out));
-	while (!is_done(fx, out)) {
-		in = submit(fx, urb_new(0x81, 4096));
-		assert_true(is_done(fx, in));
+	fx_submit(fx, out);
+	assert_false(fx_is_done(fx, out));
+	while (!fx_is_done(fx, out)) {
+		in = fx_submit(fx, fx_urb_new(0x81, 4096));
+		assert_true(fx_is_done(fx, in));
 		got += in->actual_length;
 		assert_true(++n_in < 1000);
 	}
 	expect_ok(fx, out, big);
 	while (got < big) {
-		in = submit(fx, urb_new(0x81, 4096));
-		assert_true(is_done(fx, in));
+		in = fx_submit(fx, fx_urb_new(0x81, 4096));
+		assert_true(fx_is_done(fx, in));
 		got += in->actual_length;
 	}
 	assert_int_equal(got, big);
 	/* all delivered: the next IN waits */
-	in = submit(fx, urb_new(0x81, 4096));
-	assert_false(is_done(fx, in));
+	in = fx_submit(fx, fx_urb_new(0x81, 4096));
+	assert_false(fx_is_done(fx, in));
 }
 
 static void test_acm_detach_frees(void **state)
@@ -381,10 +269,10 @@ static void test_acm_detach_frees(void **state)
 	struct fx *fx = *state;
 
 	start(fx, ACM);
-	submit(fx, urb_new(0x81, 64));
-	submit(fx, urb_new(0x83, 16));
-	submit(fx, urb_new(0x81, 64));
-	gdev_detach(fx->dev, fh_free_urb);
+	fx_submit(fx, fx_urb_new(0x81, 64));
+	fx_submit(fx, fx_urb_new(0x83, 16));
+	fx_submit(fx, fx_urb_new(0x81, 64));
+	gdev_detach(fx->dev, fx_free_urb);
 	assert_int_equal(fx->freed, 3);
 	gdev_free(fx->dev);
 	fx->dev = NULL;
@@ -396,13 +284,13 @@ static void test_acm_reset_shuts(void **state)
 	struct urb *in, *u;
 
 	start(fx, ACM);
-	ctrl(fx, 0x21, 0x20, 0, 0, 7, coding_38400_7e2);
-	in = submit(fx, urb_new(0x81, 64));
-	u = ctrl(fx, 0x00, USB_REQ_SET_CONFIGURATION, 1, 0, 0, NULL);
+	fx_ctrl(fx, 0x21, 0x20, 0, 0, 7, coding_38400_7e2);
+	in = fx_submit(fx, fx_urb_new(0x81, 64));
+	u = fx_ctrl(fx, 0x00, USB_REQ_SET_CONFIGURATION, 1, 0, 0, NULL);
 	expect_ok(fx, u, 0);
-	assert_true(is_done(fx, in));
+	assert_true(fx_is_done(fx, in));
 	assert_int_equal(in->status, -ESHUTDOWN);
-	u = ctrl(fx, 0xa1, 0x21, 0, 0, 7, NULL);
+	u = fx_ctrl(fx, 0xa1, 0x21, 0, 0, 7, NULL);
 	expect_ok(fx, u, 7);
 	assert_int_equal(u->buf[0], 0x80);	/* 9600 again */
 }
@@ -415,28 +303,28 @@ static void test_ftdi_probe_requests(void **state)
 	struct urb *u;
 
 	start(fx, FTDI);
-	u = ctrl(fx, 0xc0, 0x0a, 0, 0, 1, NULL);	/* GET_LATENCY_TIMER */
+	u = fx_ctrl(fx, 0xc0, 0x0a, 0, 0, 1, NULL); /* GET_LATENCY_TIMER */
 	expect_ok(fx, u, 1);
 	assert_int_equal(u->buf[0], 7);	/* the example's `latency 7` */
-	expect_ok(fx, ctrl(fx, 0x40, 0x09, 5, 0, 0, NULL), 0);
-	u = ctrl(fx, 0xc0, 0x0a, 0, 0, 1, NULL);
+	expect_ok(fx, fx_ctrl(fx, 0x40, 0x09, 5, 0, 0, NULL), 0);
+	u = fx_ctrl(fx, 0xc0, 0x0a, 0, 0, 1, NULL);
 	expect_ok(fx, u, 1);
 	assert_int_equal(u->buf[0], 5);
 	/* EEPROM word 1 is the vendor id, little-endian; word 0x0a (the
 	 * FT232R CBUS configuration ftdi_sio reads) is 0 */
-	u = ctrl(fx, 0xc0, 0x90, 0, 1, 2, NULL);
+	u = fx_ctrl(fx, 0xc0, 0x90, 0, 1, 2, NULL);
 	expect_ok(fx, u, 2);
 	assert_int_equal(u->buf[0], 0x03);
 	assert_int_equal(u->buf[1], 0x04);
-	u = ctrl(fx, 0xc0, 0x90, 0, 0x0a, 2, NULL);
+	u = fx_ctrl(fx, 0xc0, 0x90, 0, 0x0a, 2, NULL);
 	expect_ok(fx, u, 2);
 	assert_int_equal(u->buf[0] | u->buf[1], 0);
-	u = ctrl(fx, 0xc0, 0x05, 0, 0, 2, NULL);	/* GET_MODEM_STATUS */
+	u = fx_ctrl(fx, 0xc0, 0x05, 0, 0, 2, NULL); /* GET_MODEM_STATUS */
 	expect_ok(fx, u, 2);
 	assert_int_equal(u->buf[0], 0x31);
 	assert_int_equal(u->buf[1], 0x60);
-	expect_stall(fx, ctrl(fx, 0xc0, 0x91, 0, 0, 2, NULL));
-	expect_stall(fx, ctrl(fx, 0x40, 0x0a, 0, 0, 0, NULL));
+	expect_stall(fx, fx_ctrl(fx, 0xc0, 0x91, 0, 0, 2, NULL));
+	expect_stall(fx, fx_ctrl(fx, 0x40, 0x0a, 0, 0, 0, NULL));
 }
 
 /* What ftdi_sio's open sends for 38400 8N1, and the line it makes. */
@@ -447,37 +335,37 @@ static void test_ftdi_open_and_baud(void **state)
 	struct urb *in;
 
 	start(fx, FTDI);
-	expect_ok(fx, ctrl(fx, 0x40, 0x00, 0, 0, 0, NULL), 0);	/* reset */
-	expect_ok(fx, ctrl(fx, 0x40, 0x04, 0x0008, 0, 0, NULL), 0);
+	expect_ok(fx, fx_ctrl(fx, 0x40, 0x00, 0, 0, 0, NULL), 0); /* reset */
+	expect_ok(fx, fx_ctrl(fx, 0x40, 0x04, 0x0008, 0, 0, NULL), 0);
 	/* ftdi_232bm_baud_to_divisor(38400) = 78 + 1/8: 0xc04e */
-	expect_ok(fx, ctrl(fx, 0x40, 0x03, 0xc04e, 0, 0, NULL), 0);
-	expect_ok(fx, ctrl(fx, 0x40, 0x02, 0, 0, 0, NULL), 0);
-	expect_ok(fx, ctrl(fx, 0x40, 0x01, 0x0303, 0, 0, NULL), 0);
+	expect_ok(fx, fx_ctrl(fx, 0x40, 0x03, 0xc04e, 0, 0, NULL), 0);
+	expect_ok(fx, fx_ctrl(fx, 0x40, 0x02, 0, 0, 0, NULL), 0);
+	expect_ok(fx, fx_ctrl(fx, 0x40, 0x01, 0x0303, 0, 0, NULL), 0);
 
 	/* the first IN after the reset is the status alone */
-	in = submit(fx, urb_new(0x81, 512));
+	in = fx_submit(fx, fx_urb_new(0x81, 512));
 	expect_ok(fx, in, 2);
 	assert_int_equal(in->buf[0], 0x31);
 	assert_int_equal(in->buf[1], 0x60);
-	in = submit(fx, urb_new(0x81, 512));
-	assert_false(is_done(fx, in));
+	in = fx_submit(fx, fx_urb_new(0x81, 512));
+	assert_false(fx_is_done(fx, in));
 	bulk_out(fx, 0x02, "line?\n");
 	expect_ok(fx, in, 2 + strlen(want));
 	assert_memory_equal(in->buf + 2, want, strlen(want));
 
 	/* 115200 is 26 exactly on a BM chip: 115385 baud, reported so */
-	ctrl(fx, 0x40, 0x03, 26, 0, 0, NULL);
-	in = submit(fx, urb_new(0x81, 512));
+	fx_ctrl(fx, 0x40, 0x03, 26, 0, 0, NULL);
+	in = fx_submit(fx, fx_urb_new(0x81, 512));
 	bulk_out(fx, 0x02, "line?\n");
 	assert_non_null(strstr((char *)in->buf + 2, "line 115385 8N1"));
 	/* the special divisors 0 and 1: 3 and 2 Mbaud */
-	ctrl(fx, 0x40, 0x03, 0, 0, 0, NULL);
-	in = submit(fx, urb_new(0x81, 512));
+	fx_ctrl(fx, 0x40, 0x03, 0, 0, 0, NULL);
+	in = fx_submit(fx, fx_urb_new(0x81, 512));
 	bulk_out(fx, 0x02, "line?\n");
 	assert_non_null(strstr((char *)in->buf + 2, "line 3000000 8N1"));
-	ctrl(fx, 0x40, 0x03, 1, 0, 0, NULL);
-	ctrl(fx, 0x40, 0x04, 0x1207, 0, 0, NULL);	/* 7E2 */
-	in = submit(fx, urb_new(0x81, 512));
+	fx_ctrl(fx, 0x40, 0x03, 1, 0, 0, NULL);
+	fx_ctrl(fx, 0x40, 0x04, 0x1207, 0, 0, NULL);	/* 7E2 */
+	in = fx_submit(fx, fx_urb_new(0x81, 512));
 	bulk_out(fx, 0x02, "line?\n");
 	assert_non_null(strstr((char *)in->buf + 2, "line 2000000 7E2"));
 }
@@ -491,14 +379,14 @@ static void test_ftdi_packets(void **state)
 	int i;
 
 	start(fx, FTDI);
-	in = submit(fx, urb_new(0x81, 512));
+	in = fx_submit(fx, fx_urb_new(0x81, 512));
 	expect_ok(fx, in, 2);			/* status after attach */
 	for (i = 0; i < 130; i++)
 		data[i] = 'a' + i % 26;
 	data[130] = 0;
 	out = bulk_out(fx, 0x02, data);
 	expect_ok(fx, out, 130);
-	in = submit(fx, urb_new(0x81, 512));
+	in = fx_submit(fx, fx_urb_new(0x81, 512));
 	/* 62 + 62 + 6 data bytes in 64 + 64 + 8 */
 	expect_ok(fx, in, 136);
 	for (i = 0; i < 3; i++) {
@@ -511,10 +399,10 @@ static void test_ftdi_packets(void **state)
 
 	/* a 100-byte URB: one full packet, then what fits of the next */
 	bulk_out(fx, 0x02, data);
-	in = submit(fx, urb_new(0x81, 100));
+	in = fx_submit(fx, fx_urb_new(0x81, 100));
 	expect_ok(fx, in, 100);
 	assert_memory_equal(in->buf + 66, data + 62, 34);
-	in = submit(fx, urb_new(0x81, 512));
+	in = fx_submit(fx, fx_urb_new(0x81, 512));
 	expect_ok(fx, in, 2 + 34);
 	assert_memory_equal(in->buf + 2, data + 96, 34);
 }
@@ -528,23 +416,23 @@ static void test_pl2303_startup(void **state)
 
 	start(fx, PL2303);
 	/* pl2303_startup() for an HX */
-	u = ctrl(fx, 0xc0, 0x01, 0x8484, 0, 1, NULL);
+	u = fx_ctrl(fx, 0xc0, 0x01, 0x8484, 0, 1, NULL);
 	expect_ok(fx, u, 1);
-	expect_ok(fx, ctrl(fx, 0x40, 0x01, 0x0404, 0, 0, NULL), 0);
-	expect_ok(fx, ctrl(fx, 0xc0, 0x01, 0x8484, 0, 1, NULL), 1);
-	expect_ok(fx, ctrl(fx, 0xc0, 0x01, 0x8383, 0, 1, NULL), 1);
-	expect_ok(fx, ctrl(fx, 0x40, 0x01, 0x0404, 1, 0, NULL), 0);
-	u = ctrl(fx, 0xc0, 0x01, 0x8484, 0, 1, NULL);
+	expect_ok(fx, fx_ctrl(fx, 0x40, 0x01, 0x0404, 0, 0, NULL), 0);
+	expect_ok(fx, fx_ctrl(fx, 0xc0, 0x01, 0x8484, 0, 1, NULL), 1);
+	expect_ok(fx, fx_ctrl(fx, 0xc0, 0x01, 0x8383, 0, 1, NULL), 1);
+	expect_ok(fx, fx_ctrl(fx, 0x40, 0x01, 0x0404, 1, 0, NULL), 0);
+	u = fx_ctrl(fx, 0xc0, 0x01, 0x8484, 0, 1, NULL);
 	expect_ok(fx, u, 1);
 	assert_int_equal(u->buf[0], 1);
-	expect_ok(fx, ctrl(fx, 0x40, 0x01, 0, 1, 0, NULL), 0);
-	expect_ok(fx, ctrl(fx, 0x40, 0x01, 1, 0, 0, NULL), 0);
-	expect_ok(fx, ctrl(fx, 0x40, 0x01, 2, 0x44, 0, NULL), 0);
+	expect_ok(fx, fx_ctrl(fx, 0x40, 0x01, 0, 1, 0, NULL), 0);
+	expect_ok(fx, fx_ctrl(fx, 0x40, 0x01, 1, 0, 0, NULL), 0);
+	expect_ok(fx, fx_ctrl(fx, 0x40, 0x01, 2, 0x44, 0, NULL), 0);
 	/* pl2303_update_reg(): read R | 0x80, write R */
-	u = ctrl(fx, 0xc0, 0x01, 0x82, 0, 1, NULL);
+	u = fx_ctrl(fx, 0xc0, 0x01, 0x82, 0, 1, NULL);
 	expect_ok(fx, u, 1);
 	assert_int_equal(u->buf[0], 0x44);
-	expect_stall(fx, ctrl(fx, 0xc0, 0x05, 0, 0, 1, NULL));
+	expect_stall(fx, fx_ctrl(fx, 0xc0, 0x05, 0, 0, 1, NULL));
 }
 
 static void test_pl2303_line_and_state(void **state)
@@ -556,18 +444,18 @@ static void test_pl2303_line_and_state(void **state)
 
 	start(fx, PL2303);
 	/* a divisor-coded rate: 12M * 32 / (150 * 4^4) = 10000 */
-	expect_ok(fx, ctrl(fx, 0x21, 0x20, 0, 0, 7, line_10000), 7);
-	u = ctrl(fx, 0xa1, 0x21, 0, 0, 7, NULL);
+	expect_ok(fx, fx_ctrl(fx, 0x21, 0x20, 0, 0, 7, line_10000), 7);
+	u = fx_ctrl(fx, 0xa1, 0x21, 0, 0, 7, NULL);
 	expect_ok(fx, u, 7);
 	assert_memory_equal(u->buf, line_10000, 7);
 
-	irq = submit(fx, urb_new(0x81, 10));
-	assert_false(is_done(fx, irq));
-	expect_ok(fx, ctrl(fx, 0x21, 0x22, 3, 0, 0, NULL), 0);
+	irq = fx_submit(fx, fx_urb_new(0x81, 10));
+	assert_false(fx_is_done(fx, irq));
+	expect_ok(fx, fx_ctrl(fx, 0x21, 0x22, 3, 0, 0, NULL), 0);
 	expect_ok(fx, irq, 10);
 	assert_int_equal(irq->buf[8], 0x83);
 
-	in = submit(fx, urb_new(0x83, 256));
+	in = fx_submit(fx, fx_urb_new(0x83, 256));
 	bulk_out(fx, 0x02, "line?\n");
 	expect_ok(fx, in, strlen(want));
 	assert_memory_equal(in->buf, want, strlen(want));

@@ -18,6 +18,7 @@
 #include <linux/usb/ch9.h>
 
 #include "device.h"
+#include "fixture.h"
 #include "function.h"
 #include "log.h"
 #include "model.h"
@@ -30,54 +31,6 @@
 #define EP_OUT		0x02
 #define MPS		512
 #define QUEUE_BYTES	(32 * 4096)	/* qlen x buflen of the example */
-
-struct fx {
-	struct event_base *base;
-	struct gd_device *m;
-	struct gdev *dev;
-	struct gdev_host host;
-	struct urb **done;
-	size_t n_done, cap_done;
-	size_t freed;
-};
-
-static struct fx *g_fx;
-
-static void urb_free(struct urb *urb)
-{
-	if (urb) {
-		free(urb->buf);
-		free(urb);
-	}
-}
-
-static void fh_complete(void *ctx, struct urb *urb)
-{
-	struct fx *fx = ctx;
-
-	if (fx->n_done == fx->cap_done) {
-		fx->cap_done = fx->cap_done ? 2 * fx->cap_done : 16;
-		fx->done = realloc(fx->done, fx->cap_done * sizeof(*fx->done));
-		assert_non_null(fx->done);
-	}
-	fx->done[fx->n_done++] = urb;
-	/* the real server frees the URB here: the function must not look
-	 * at it again (the tests read status, lengths and data only) */
-	urb->ep = 0x0f;
-	urb->seqnum = 0;
-}
-
-static void fh_disconnect(void *ctx, const char *why)
-{
-	(void)ctx;
-	(void)why;
-}
-
-static void fh_free_urb(struct urb *urb)
-{
-	g_fx->freed++;
-	urb_free(urb);
-}
 
 /* The example script, with `pattern 0` replaced by `pattern P`. */
 static char *example_text(unsigned int pattern, size_t *len)
@@ -102,105 +55,40 @@ static char *example_text(unsigned int pattern, size_t *len)
 	return text;
 }
 
+/* The example script with pattern, attached (not configured). */
 static struct fx *fx_new(unsigned int pattern)
 {
-	struct fx *fx = calloc(1, sizeof(*fx));
+	struct fx *fx = fx_create(FX_FORGET_DONE);
 	struct script_error err;
 	size_t len;
 	char *text;
 
-	assert_non_null(fx);
 	text = example_text(pattern, &len);
 	if (script_parse(EXAMPLE, text, len, &fx->m, &err))
 		fail_msg("%s", err.msg);
 	free(text);
-	fx->base = event_base_new();
-	assert_non_null(fx->base);
-	fx->host.complete = fh_complete;
-	fx->host.disconnect = fh_disconnect;
-	fx->dev = gdev_new(fx->m, fx->base);
-	assert_non_null(fx->dev);
-	assert_int_equal(gdev_attach(fx->dev, &fx->host, fx), 0);
-	g_fx = fx;
+	fx->own_model = true;
+	fx_attach(fx);
 	return fx;
-}
-
-static void fx_free(struct fx *fx)
-{
-	size_t i;
-
-	gdev_detach(fx->dev, fh_free_urb);
-	gdev_free(fx->dev);
-	for (i = 0; i < fx->n_done; i++)
-		urb_free(fx->done[i]);
-	free(fx->done);
-	gd_model_free(fx->m);
-	event_base_free(fx->base);
-	free(fx);
-}
-
-static uint32_t next_seq = 1;
-
-static struct urb *urb_new(uint8_t ep_addr, uint32_t len)
-{
-	struct urb *urb = calloc(1, sizeof(*urb));
-
-	assert_non_null(urb);
-	urb->seqnum = next_seq++;
-	urb->ep = ep_addr & 0x0f;
-	urb->dir_in = ep_addr & 0x80;
-	urb->length = len;
-	urb->buf = calloc(1, len ? len : 1);
-	assert_non_null(urb->buf);
-	return urb;
-}
-
-static bool is_done(const struct fx *fx, const struct urb *urb)
-{
-	size_t i;
-
-	for (i = 0; i < fx->n_done; i++)
-		if (fx->done[i] == urb)
-			return true;
-	return false;
-}
-
-static struct urb *submit(struct fx *fx, struct urb *urb)
-{
-	gdev_submit(fx->dev, urb);
-	return urb;
-}
-
-static struct urb *ctrl(struct fx *fx, uint8_t type, uint8_t req,
-			uint16_t value, uint16_t index, uint16_t wlength,
-			const void *out)
-{
-	struct urb *urb = urb_new(type & USB_DIR_IN, wlength);
-	struct usb_setup s = { type, req, value, index, wlength };
-
-	usb_setup_pack(&s, urb->setup);
-	if (out)
-		memcpy(urb->buf, out, wlength);
-	return submit(fx, urb);
 }
 
 static void set_config(struct fx *fx, uint8_t value)
 {
-	struct urb *u = ctrl(fx, 0x00, USB_REQ_SET_CONFIGURATION, value, 0, 0,
-			     NULL);
+	struct urb *u = fx_ctrl(fx, 0x00, USB_REQ_SET_CONFIGURATION, value,
+				0, 0, NULL);
 
-	assert_true(is_done(fx, u));
+	assert_true(fx_is_done(fx, u));
 	assert_int_equal(u->status, 0);
 }
 
 static struct urb *bulk_out(struct fx *fx, uint32_t len, unsigned int pattern)
 {
-	struct urb *u = urb_new(EP_OUT, len);
+	struct urb *u = fx_urb_new(EP_OUT, len);
 	uint32_t i;
 
 	for (i = 0; i < len; i++)
 		u->buf[i] = pattern == 1 ? (uint8_t)((i % MPS) % 63) : 0;
-	return submit(fx, u);
+	return fx_submit(fx, u);
 }
 
 /* ---- source/sink ---- */
@@ -213,14 +101,14 @@ static void test_source_mod63(void **state)
 
 	(void)state;
 	set_config(fx, SS_CONFIG);
-	u = submit(fx, urb_new(EP_IN, 65536 + 100));
-	assert_true(is_done(fx, u));
+	u = fx_submit(fx, fx_urb_new(EP_IN, 65536 + 100));
+	assert_true(fx_is_done(fx, u));
 	assert_int_equal(u->status, 0);
 	assert_int_equal(u->actual_length, 65536 + 100);
 	for (i = 0; i < u->length; i++)
 		if (u->buf[i] != (i % MPS) % 63)
 			fail_msg("buf[%u] = %u", i, u->buf[i]);
-	fx_free(fx);
+	fx_destroy(fx);
 }
 
 static void test_source_zeros(void **state)
@@ -231,14 +119,14 @@ static void test_source_zeros(void **state)
 
 	(void)state;
 	set_config(fx, SS_CONFIG);
-	u = urb_new(EP_IN, 4096);
+	u = fx_urb_new(EP_IN, 4096);
 	memset(u->buf, 0xa5, 4096);
-	submit(fx, u);
-	assert_true(is_done(fx, u));
+	fx_submit(fx, u);
+	assert_true(fx_is_done(fx, u));
 	assert_int_equal(u->actual_length, 4096);
 	for (i = 0; i < 4096; i++)
 		assert_int_equal(u->buf[i], 0);
-	fx_free(fx);
+	fx_destroy(fx);
 }
 
 /* A good OUT passes; a bad one is taken, then the endpoint is halted. */
@@ -250,25 +138,25 @@ static void test_sink_checks(void **state)
 	(void)state;
 	set_config(fx, SS_CONFIG);
 	u = bulk_out(fx, 65536, 1);
-	assert_true(is_done(fx, u));
+	assert_true(fx_is_done(fx, u));
 	assert_int_equal(u->status, 0);
 	assert_int_equal(u->actual_length, 65536);
 	assert_false(gdev_ep_by_addr(fx->dev, EP_OUT)->halted);
 
 	u = bulk_out(fx, 4096, 0);	/* zeros: byte 1 breaks mod63 */
-	assert_true(is_done(fx, u));
+	assert_true(fx_is_done(fx, u));
 	assert_int_equal(u->status, 0);
 	assert_true(gdev_ep_by_addr(fx->dev, EP_OUT)->halted);
 	u = bulk_out(fx, 4096, 1);
 	assert_int_equal(u->status, -EPIPE);
 
 	/* CLEAR_FEATURE(ENDPOINT_HALT) through the core */
-	u = ctrl(fx, USB_RECIP_ENDPOINT, USB_REQ_CLEAR_FEATURE,
-		 USB_ENDPOINT_HALT, EP_OUT, 0, NULL);
+	u = fx_ctrl(fx, USB_RECIP_ENDPOINT, USB_REQ_CLEAR_FEATURE,
+		    USB_ENDPOINT_HALT, EP_OUT, 0, NULL);
 	assert_int_equal(u->status, 0);
 	u = bulk_out(fx, 4096, 1);
 	assert_int_equal(u->status, 0);
-	fx_free(fx);
+	fx_destroy(fx);
 }
 
 static void test_sink_unchecked(void **state)
@@ -278,12 +166,12 @@ static void test_sink_unchecked(void **state)
 
 	(void)state;
 	set_config(fx, SS_CONFIG);
-	u = urb_new(EP_OUT, 1000);
+	u = fx_urb_new(EP_OUT, 1000);
 	memset(u->buf, 0x77, 1000);
-	submit(fx, u);
+	fx_submit(fx, u);
 	assert_int_equal(u->status, 0);
 	assert_false(gdev_ep_by_addr(fx->dev, EP_OUT)->halted);
-	fx_free(fx);
+	fx_destroy(fx);
 }
 
 /* ---- the control-OUT test requests ---- */
@@ -299,33 +187,39 @@ static void test_vendor_requests(void **state)
 	for (i = 0; i < sizeof(data); i++)
 		data[i] = (uint8_t)(i * 7 + 3);
 	/* not configured: g_zero's configuration answers them, nothing else */
-	u = ctrl(fx, 0x40, 0x5b, 0, 0, 16, data);
+	u = fx_ctrl(fx, 0x40, 0x5b, 0, 0, 16, data);
 	assert_int_equal(u->status, -EPIPE);
 
 	set_config(fx, SS_CONFIG);
-	u = ctrl(fx, 0x40, 0x5b, 0, 0, 4096, data);
+	u = fx_ctrl(fx, 0x40, 0x5b, 0, 0, 4096, data);
 	assert_int_equal(u->status, 0);
 	assert_int_equal(u->actual_length, 4096);
-	u = ctrl(fx, 0xc0, 0x5c, 0, 0, 4096, NULL);
+	u = fx_ctrl(fx, 0xc0, 0x5c, 0, 0, 4096, NULL);
 	assert_int_equal(u->status, 0);
 	assert_int_equal(u->actual_length, 4096);
 	assert_memory_equal(u->buf, data, 4096);
-	u = ctrl(fx, 0xc0, 0x5c, 0, 0, 0, NULL);	/* zero-length read */
+	u = fx_ctrl(fx, 0xc0, 0x5c, 0, 0, 0, NULL); /* zero-length read */
 	assert_int_equal(u->status, 0);
 	assert_int_equal(u->actual_length, 0);
 
 	/* what STALLs: too long, wValue/wIndex set, wrong direction */
-	assert_int_equal(ctrl(fx, 0x40, 0x5b, 0, 0, 4097, data)->status,
+	assert_int_equal(fx_ctrl(fx, 0x40, 0x5b, 0, 0, 4097, data)->status,
 			 -EPIPE);
-	assert_int_equal(ctrl(fx, 0xc0, 0x5c, 1, 0, 8, NULL)->status, -EPIPE);
-	assert_int_equal(ctrl(fx, 0xc0, 0x5c, 0, 1, 8, NULL)->status, -EPIPE);
-	assert_int_equal(ctrl(fx, 0xc0, 0x5b, 0, 0, 8, NULL)->status, -EPIPE);
-	assert_int_equal(ctrl(fx, 0x41, 0x5b, 0, 0, 8, data)->status, -EPIPE);
-	assert_int_equal(ctrl(fx, 0xc0, 0x5d, 0, 0, 8, NULL)->status, -EPIPE);
+	assert_int_equal(fx_ctrl(fx, 0xc0, 0x5c, 1, 0, 8, NULL)->status,
+			 -EPIPE);
+	assert_int_equal(fx_ctrl(fx, 0xc0, 0x5c, 0, 1, 8, NULL)->status,
+			 -EPIPE);
+	assert_int_equal(fx_ctrl(fx, 0xc0, 0x5b, 0, 0, 8, NULL)->status,
+			 -EPIPE);
+	assert_int_equal(fx_ctrl(fx, 0x41, 0x5b, 0, 0, 8, data)->status,
+			 -EPIPE);
+	assert_int_equal(fx_ctrl(fx, 0xc0, 0x5d, 0, 0, 8, NULL)->status,
+			 -EPIPE);
 
 	set_config(fx, LB_CONFIG);
-	assert_int_equal(ctrl(fx, 0xc0, 0x5c, 0, 0, 8, NULL)->status, -EPIPE);
-	fx_free(fx);
+	assert_int_equal(fx_ctrl(fx, 0xc0, 0x5c, 0, 0, 8, NULL)->status,
+			 -EPIPE);
+	fx_destroy(fx);
 }
 
 /* ---- loopback ---- */
@@ -338,43 +232,43 @@ static void test_loopback_short(void **state)
 	(void)state;
 	set_config(fx, LB_CONFIG);
 	/* an IN waiting first: NAK until data comes */
-	i1 = submit(fx, urb_new(EP_IN, 4096));
-	assert_false(is_done(fx, i1));
-	o = urb_new(EP_OUT, 1000);	/* ends with a short packet */
+	i1 = fx_submit(fx, fx_urb_new(EP_IN, 4096));
+	assert_false(fx_is_done(fx, i1));
+	o = fx_urb_new(EP_OUT, 1000);	/* ends with a short packet */
 	memset(o->buf, 0x42, 1000);
-	submit(fx, o);
-	assert_true(is_done(fx, o));
+	fx_submit(fx, o);
+	assert_true(fx_is_done(fx, o));
 	assert_int_equal(o->actual_length, 1000);
-	assert_true(is_done(fx, i1));
+	assert_true(fx_is_done(fx, i1));
 	assert_int_equal(i1->actual_length, 1000);
 	assert_int_equal(i1->buf[999], 0x42);
 
 	/* 1024 bytes: two full packets and no transfer end; 1024 + ZLP */
-	o = urb_new(EP_OUT, 1024);
+	o = fx_urb_new(EP_OUT, 1024);
 	memset(o->buf, 1, 1024);
-	submit(fx, o);
-	i1 = submit(fx, urb_new(EP_IN, 4096));
-	assert_false(is_done(fx, i1));	/* the transfer goes on */
-	o = urb_new(EP_OUT, 1024);
+	fx_submit(fx, o);
+	i1 = fx_submit(fx, fx_urb_new(EP_IN, 4096));
+	assert_false(fx_is_done(fx, i1));	/* the transfer goes on */
+	o = fx_urb_new(EP_OUT, 1024);
 	memset(o->buf, 2, 1024);
 	o->transfer_flags = 0x0040;	/* URB_ZERO_PACKET */
-	submit(fx, o);
-	assert_true(is_done(fx, i1));
+	fx_submit(fx, o);
+	assert_true(fx_is_done(fx, i1));
 	assert_int_equal(i1->actual_length, 2048);
 	assert_int_equal(i1->buf[0], 1);
 	assert_int_equal(i1->buf[2047], 2);
 
 	/* a full IN URB leaves the zero-length packet to the next one */
-	o = urb_new(EP_OUT, 512);
+	o = fx_urb_new(EP_OUT, 512);
 	o->transfer_flags = 0x0040;
-	submit(fx, o);
-	i1 = submit(fx, urb_new(EP_IN, 512));
-	i2 = submit(fx, urb_new(EP_IN, 512));
-	assert_true(is_done(fx, i1));
+	fx_submit(fx, o);
+	i1 = fx_submit(fx, fx_urb_new(EP_IN, 512));
+	i2 = fx_submit(fx, fx_urb_new(EP_IN, 512));
+	assert_true(fx_is_done(fx, i1));
 	assert_int_equal(i1->actual_length, 512);
-	assert_true(is_done(fx, i2));
+	assert_true(fx_is_done(fx, i2));
 	assert_int_equal(i2->actual_length, 0);
-	fx_free(fx);
+	fx_destroy(fx);
 }
 
 /* More than the queue holds: the OUT URB waits, IN drains it, in order. */
@@ -386,21 +280,21 @@ static void test_loopback_bound(void **state)
 
 	(void)state;
 	set_config(fx, LB_CONFIG);
-	o = urb_new(EP_OUT, len);
+	o = fx_urb_new(EP_OUT, len);
 	for (k = 0; k < len; k++)
 		o->buf[k] = (uint8_t)(k * 13 + k / 251);
-	submit(fx, o);
-	assert_false(is_done(fx, o));	/* the rest is NAKed */
+	fx_submit(fx, o);
+	assert_false(fx_is_done(fx, o));	/* the rest is NAKed */
 	while (got < len) {
-		in = submit(fx, urb_new(EP_IN, 16384));
-		assert_true(is_done(fx, in));
+		in = fx_submit(fx, fx_urb_new(EP_IN, 16384));
+		assert_true(fx_is_done(fx, in));
 		assert_memory_equal(in->buf, o->buf + got, in->actual_length);
 		got += in->actual_length;
 		assert_true(in->actual_length == 16384 || got == len);
 	}
-	assert_true(is_done(fx, o));
+	assert_true(fx_is_done(fx, o));
 	assert_int_equal(o->actual_length, len);
-	fx_free(fx);
+	fx_destroy(fx);
 }
 
 /* Unlink takes back a waiting URB; SET_CONFIGURATION flushes the rest;
@@ -413,26 +307,26 @@ static void test_loopback_unlink_reset_detach(void **state)
 
 	(void)state;
 	set_config(fx, LB_CONFIG);
-	a = submit(fx, urb_new(EP_IN, 512));
-	b = submit(fx, urb_new(EP_IN, 512));
+	a = fx_submit(fx, fx_urb_new(EP_IN, 512));
+	b = fx_submit(fx, fx_urb_new(EP_IN, 512));
 	seq = a->seqnum;
 	assert_ptr_equal(gdev_unlink(fx->dev, seq), a);
-	urb_free(a);
+	fx_urb_free(a);
 	assert_null(gdev_unlink(fx->dev, seq));
 	set_config(fx, LB_CONFIG);
-	assert_true(is_done(fx, b));
+	assert_true(fx_is_done(fx, b));
 	assert_int_equal(b->status, -ESHUTDOWN);
 
 	/* held at detach: one IN, and an OUT bigger than the queue */
-	submit(fx, urb_new(EP_IN, 512));
-	o = submit(fx, urb_new(EP_OUT, 2 * QUEUE_BYTES));
+	fx_submit(fx, fx_urb_new(EP_IN, 512));
+	o = fx_submit(fx, fx_urb_new(EP_OUT, 2 * QUEUE_BYTES));
 	/* the IN took 512 bytes, the queue is full, the OUT waits */
-	assert_false(is_done(fx, o));
+	assert_false(fx_is_done(fx, o));
 	fx->freed = 0;
-	gdev_detach(fx->dev, fh_free_urb);
+	gdev_detach(fx->dev, fx_free_urb);
 	assert_int_equal(fx->freed, 1);
 	assert_int_equal(gdev_attach(fx->dev, &fx->host, fx), 0);
-	fx_free(fx);
+	fx_destroy(fx);
 }
 
 /* Other configurations and the iso endpoints are the core's. */
@@ -443,17 +337,17 @@ static void test_iso_is_core(void **state)
 
 	(void)state;
 	set_config(fx, SS_CONFIG);
-	alt = ctrl(fx, USB_RECIP_INTERFACE, USB_REQ_SET_INTERFACE, 1, 0, 0,
-		   NULL);
+	alt = fx_ctrl(fx, USB_RECIP_INTERFACE, USB_REQ_SET_INTERFACE, 1, 0, 0,
+		      NULL);
 	assert_int_equal(alt->status, 0);
-	u = urb_new(0x83, 3072);
-	submit(fx, u);
-	assert_true(is_done(fx, u));
+	u = fx_urb_new(0x83, 3072);
+	fx_submit(fx, u);
+	assert_true(fx_is_done(fx, u));
 	assert_int_equal(u->status, 0);
 	/* the bulk pair still sources and sinks in alternate setting 1 */
-	u = submit(fx, urb_new(EP_IN, 1024));
+	u = fx_submit(fx, fx_urb_new(EP_IN, 1024));
 	assert_int_equal(u->buf[100], 100 % 63);
-	fx_free(fx);
+	fx_destroy(fx);
 }
 
 /* ---- options ---- */

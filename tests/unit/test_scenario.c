@@ -317,7 +317,8 @@ static void test_errors(void **state)
 		  "t.scenario:3:20: unexpected 'sometime' after the statement");
 	parse_err("gadget g a.gadget\nattach g\nexpect bogus g 0\n",
 		  "t.scenario:3:8: unknown expectation 'bogus' (known: bound, "
-		  "unbound, probe-error, node, no-node, kmsg)");
+		  "unbound, probe-error, node, no-node, kmsg, probe, "
+		  "dynid-add, dynid-remove)");
 	parse_err("gadget g a.gadget\nattach g\nexpect bound g 0 x for\n",
 		  "t.scenario:3:23: expected a duration (e.g. 10s, 500ms)");
 	parse_err("write /sys/x \"${g.dev}\" expect ok\n",
@@ -349,7 +350,7 @@ static void test_errors(void **state)
 		  "'.')");
 	parse_err("requires firmware x\n",
 		  "t.scenario:1:10: unknown requirement 'firmware' (known: "
-		  "module, kernel)");
+		  "module, kernel, config)");
 	parse_err("modprobe \"usb-storage\"\n",
 		  "t.scenario:1:10: expected a module name, not a quoted "
 		  "string");
@@ -680,6 +681,94 @@ static void test_file(void **state)
 		  "t.scenario:1:13: expected the guest path");
 }
 
+/* The patched kernel's statements: requirements, `expect probe`,
+ * `expect dynid-*`, EPROBE_DEFER, and what the plan says of them. */
+static void test_patched(void **state)
+{
+	static const char text[] =
+		"requires kernel patched\n"
+		"requires config DYNAMIC_DEBUG\n"
+		"requires config CONFIG_DEBUG_FS\n"
+		"gadget g a.gadget\n"
+		"modprobe usb_bindtest\n"
+		"attach g\n"
+		"expect probe g 0 usb_bindtest\n"
+		"expect probe g 1 usb_bindtest returns EPROBE_DEFER matched "
+		"dynamic within 2s\n"
+		"expect probe g 0 pl2303 matched static returns 0\n"
+		"expect dynid-add usb_bindtest 0x1209 1\n"
+		"expect dynid-remove pl2303 067B 7e57 within 500ms\n"
+		"expect probe-error g 0 usb_bindtest EPROBE_DEFER\n";
+	static const char plan[] =
+		"scenario t \"t.scenario\" 60000\n"
+		"require patched\n"
+		"gadget g \"/usbrig/gadgets/a.gadget\"\n"
+		"step 5 modprobe \"usb_bindtest\"\n"
+		"step 6 attach g verify 30000\n"
+		"step 7 expect-probe g 0 \"usb_bindtest\" - - 10000\n"
+		"step 8 expect-probe g 1 \"usb_bindtest\" dynamic EPROBE_DEFER "
+		"2000\n"
+		"step 9 expect-probe g 0 \"pl2303\" static 0 10000\n"
+		"step 10 expect-dynid add \"usb_bindtest\" 1209 0001 10000\n"
+		"step 11 expect-dynid remove \"pl2303\" 067b 7e57 500\n"
+		"step 12 expect-probe-error g 0 \"usb_bindtest\" EPROBE_DEFER "
+		"10000\n"
+		"end\n";
+	struct scenario *s;
+	char *p;
+
+	(void)state;
+	s = parse_ok("t.scenario", text);
+	assert_int_equal(s->n_reqs, 3);
+	assert_int_equal(s->reqs[1].kind, SC_REQ_CONFIG);
+	assert_string_equal(s->reqs[1].arg, "CONFIG_DYNAMIC_DEBUG");
+	assert_string_equal(s->reqs[2].arg, "CONFIG_DEBUG_FS");
+	assert_int_equal(s->steps[2].kind, SC_EXPECT_PROBE);
+	assert_int_equal(s->steps[2].mode, SC_MATCHED_ANY);
+	assert_int_equal(s->steps[2].status, -1);
+	assert_int_equal(s->steps[3].status, SC_EPROBE_DEFER);
+	assert_int_equal(s->steps[3].mode, SC_MATCHED_DYNAMIC);
+	assert_int_equal(s->steps[4].status, 0);
+	assert_int_equal(s->steps[5].kind, SC_EXPECT_DYNID);
+	assert_int_equal(s->steps[5].vid, 0x1209);
+	assert_int_equal(s->steps[5].pid, 0x0001);
+	assert_int_equal(s->steps[6].mode, SC_DYNID_REMOVE);
+	p = plan_of(s);
+	assert_string_equal(p, plan);
+	free(p);
+	scenario_free(s);
+
+	parse_err("gadget g a.gadget\nattach g\nexpect probe g 0 x\n",
+		  "t.scenario:3:1: `expect probe` reads the patched kernel's "
+		  "usb_core trace events: add `requires kernel patched`");
+	parse_err("expect dynid-add x 1 2\n",
+		  "t.scenario:1:1: `expect dynid-add` reads the patched "
+		  "kernel's usb_core trace events: add `requires kernel "
+		  "patched`");
+	parse_err("requires kernel patched\nexpect dynid-add x 12345 2\n",
+		  "t.scenario:2:20: expected a vendor id in hex (1 to 4 "
+		  "digits, e.g. 1209), not '12345'");
+	parse_err("requires kernel patched\nexpect dynid-remove x 1 0xg\n",
+		  "t.scenario:2:25: expected a product id in hex (1 to 4 "
+		  "digits, e.g. 1209), not '0xg'");
+	parse_err("requires kernel patched\ngadget g a.gadget\nattach g\n"
+		  "expect probe g 0 x matched maybe\n",
+		  "t.scenario:4:28: expected dynamic, static or none, not "
+		  "'maybe'");
+	parse_err("requires kernel patched\ngadget g a.gadget\nattach g\n"
+		  "expect probe g 0 x returns 0 returns 0\n",
+		  "t.scenario:4:30: a second `returns`");
+	parse_err("requires kernel patched\ngadget g a.gadget\nattach g\n"
+		  "expect probe g 0 x for 1s\n",
+		  "t.scenario:4:20: expected matched, returns or within");
+	parse_err("write /a b expect EPROBE_DEFER\n",
+		  "t.scenario:1:19: a write never fails with EPROBE_DEFER (a "
+		  "bind reports it as EAGAIN)");
+	parse_err("requires config dynamic_debug\n",
+		  "t.scenario:1:17: bad config option 'dynamic_debug' (e.g. "
+		  "DYNAMIC_DEBUG or CONFIG_DYNAMIC_DEBUG)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -696,6 +785,7 @@ int main(void)
 		cmocka_unit_test(test_no_end),
 		cmocka_unit_test(test_junit),
 		cmocka_unit_test(test_file),
+		cmocka_unit_test(test_patched),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,61 +19,23 @@
 
 #include "desc.h"
 #include "device.h"
+#include "fixture.h"
 #include "log.h"
 #include "model.h"
 #include "stdreq.h"
 
-struct fx {
-	struct event_base *base;
-	struct gdev *dev;
-	struct gdev_host host;
-	struct urb **done;
-	size_t n_done, cap_done;
+/* ---- the model, built by hand ---- */
 
+struct stdreq_model {
 	struct gd_device m;
 	struct gd_config cfg;
 	struct gd_alt alt[3];
 	struct gd_endpoint eps[4];
 };
 
-static void urb_free(struct urb *urb)
+static struct stdreq_model *model_of(struct fx *fx)
 {
-	if (!urb)
-		return;
-	free(urb->buf);
-	free(urb->iso);
-	free(urb);
-}
-
-static void fh_complete(void *ctx, struct urb *urb)
-{
-	struct fx *fx = ctx;
-
-	if (fx->n_done == fx->cap_done) {
-		fx->cap_done = fx->cap_done ? 2 * fx->cap_done : 16;
-		fx->done = realloc(fx->done, fx->cap_done * sizeof(*fx->done));
-		assert_non_null(fx->done);
-	}
-	fx->done[fx->n_done++] = urb;
-}
-
-static void fh_disconnect(void *ctx, const char *why)
-{
-	(void)ctx;
-	fail_msg("unexpected disconnect: %s", why);
-}
-
-static void ep_init(struct gd_endpoint *e, uint8_t addr, uint8_t type,
-		    uint16_t mps, enum gd_ep_mode mode)
-{
-	memset(e, 0, sizeof(*e));
-	e->bEndpointAddress = addr;
-	e->bmAttributes = type;
-	e->wMaxPacketSize = mps;
-	e->bInterval = type == USB_ENDPOINT_XFER_BULK ? 0 : 4;
-	e->bLength_override = -1;
-	e->ss.bLength_override = -1;
-	e->beh.mode = mode;
+	return fx->priv;
 }
 
 static void alt_init(struct gd_alt *a, uint8_t intf, uint8_t alt,
@@ -94,21 +56,15 @@ static void alt_init(struct gd_alt *a, uint8_t intf, uint8_t alt,
  * interface 0 alt 0 = bulk 0x81 (loopback IN) + 0x01 (sink),
  * interface 0 alt 1 = bulk 0x82 (source), interface 1 = interrupt 0x83.
  */
-static void model_init(struct fx *fx)
+static void model_init(struct stdreq_model *sm)
 {
-	struct gd_device *m = &fx->m;
+	struct gd_device *m = &sm->m;
 
-	m->name = "stdreq";
-	m->speed = USBIP_SPEED_HIGH;
+	fx_model_init(m, "stdreq");
 	m->bcdUSB = 0x0201;
-	m->bMaxPacketSize0 = 64;
-	m->idVendor = 0x1209;
-	m->idProduct = 0x0001;
 	m->bcdDevice = 0x0100;
 	m->iManufacturer = 1;
 	m->iProduct = 2;
-	m->bNumConfigurations_override = -1;
-	m->bLength_override = -1;
 	m->langids[0] = 0x0409;
 	m->n_langids = 1;
 	m->strings[1] = "usbrig";
@@ -116,41 +72,35 @@ static void model_init(struct fx *fx)
 	m->qualifier = true;
 	m->bos.present = true;
 	m->bos.generated_caps = true;
-	m->bos.wTotalLength_override = -1;
-	m->bos.bNumDeviceCaps_override = -1;
 
-	ep_init(&fx->eps[0], 0x81, USB_ENDPOINT_XFER_BULK, 512, GD_EP_DEFAULT);
-	ep_init(&fx->eps[1], 0x01, USB_ENDPOINT_XFER_BULK, 512, GD_EP_SINK);
-	ep_init(&fx->eps[2], 0x82, USB_ENDPOINT_XFER_BULK, 512, GD_EP_SOURCE);
-	ep_init(&fx->eps[3], 0x83, USB_ENDPOINT_XFER_INT, 8, GD_EP_NAK);
-	alt_init(&fx->alt[0], 0, 0, &fx->eps[0], 2);
-	alt_init(&fx->alt[1], 0, 1, &fx->eps[2], 1);
-	alt_init(&fx->alt[2], 1, 0, &fx->eps[3], 1);
+	fx_ep_init(&sm->eps[0], 0x81, USB_ENDPOINT_XFER_BULK, 512,
+		   GD_EP_DEFAULT);
+	fx_ep_init(&sm->eps[1], 0x01, USB_ENDPOINT_XFER_BULK, 512,
+		   GD_EP_SINK);
+	fx_ep_init(&sm->eps[2], 0x82, USB_ENDPOINT_XFER_BULK, 512,
+		   GD_EP_SOURCE);
+	fx_ep_init(&sm->eps[3], 0x83, USB_ENDPOINT_XFER_INT, 8, GD_EP_NAK);
+	sm->eps[3].bInterval = 4;
+	alt_init(&sm->alt[0], 0, 0, &sm->eps[0], 2);
+	alt_init(&sm->alt[1], 0, 1, &sm->eps[2], 1);
+	alt_init(&sm->alt[2], 1, 0, &sm->eps[3], 1);
 
-	fx->cfg.bConfigurationValue = 1;
-	fx->cfg.bmAttributes = 0xc0;	/* self powered */
-	fx->cfg.bMaxPower = 50;
-	fx->cfg.wTotalLength_override = -1;
-	fx->cfg.bNumInterfaces_override = -1;
-	fx->cfg.bLength_override = -1;
-	fx->cfg.alts = fx->alt;
-	fx->cfg.n_alts = 3;
-	m->configs = &fx->cfg;
+	fx_config_init(&sm->cfg, sm->alt, 3);
+	sm->cfg.bmAttributes = 0xc0;	/* self powered */
+	m->configs = &sm->cfg;
 	m->n_configs = 1;
 }
 
 static int setup(void **state)
 {
-	struct fx *fx = calloc(1, sizeof(*fx));
+	struct fx *fx = fx_create(FX_DISCONNECT_FAILS);
+	struct stdreq_model *sm = calloc(1, sizeof(*sm));
 
-	if (!fx)
+	if (!sm)
 		return -1;
-	fx->base = event_base_new();
-	if (!fx->base)
-		return -1;
-	fx->host.complete = fh_complete;
-	fx->host.disconnect = fh_disconnect;
-	model_init(fx);
+	model_init(sm);
+	fx->priv = sm;
+	fx->m = &sm->m;
 	*state = fx;
 	return 0;
 }
@@ -158,51 +108,25 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *fx = *state;
-	size_t i;
+	struct stdreq_model *sm = fx->priv;
 
-	if (fx->dev) {
-		gdev_detach(fx->dev, urb_free);
-		gdev_free(fx->dev);
-	}
-	for (i = 0; i < fx->n_done; i++)
-		urb_free(fx->done[i]);
-	free(fx->done);
-	event_base_free(fx->base);
-	free(fx);
+	fx_destroy(fx);
+	free(sm);
 	return 0;
 }
 
 static void start(struct fx *fx)
 {
-	fx->dev = gdev_new(&fx->m, fx->base);
-	assert_non_null(fx->dev);
-	assert_int_equal(gdev_attach(fx->dev, &fx->host, fx), 0);
-}
-
-static uint32_t next_seq = 1;
-
-static struct urb *urb_new(uint8_t ep_addr, uint32_t len)
-{
-	struct urb *urb = calloc(1, sizeof(*urb));
-
-	assert_non_null(urb);
-	urb->seqnum = next_seq++;
-	urb->ep = ep_addr & 0x0f;
-	urb->dir_in = ep_addr & 0x80;
-	urb->length = len;
-	urb->buf = calloc(1, len ? len : 1);
-	assert_non_null(urb->buf);
-	return urb;
+	fx_attach(fx);
 }
 
 /* One control transfer; the URB's buffer is wLength bytes. */
 static struct urb *ctrl(struct fx *fx, uint8_t type, uint8_t req,
 			uint16_t value, uint16_t index, uint16_t wlength)
 {
-	struct urb *urb = urb_new(type & USB_DIR_IN, wlength);
-	struct usb_setup s = { type, req, value, index, wlength };
+	struct urb *urb = fx_ctrl_new(type, req, value, index, wlength,
+				      wlength);
 
-	usb_setup_pack(&s, urb->setup);
 	gdev_submit(fx->dev, urb);
 	assert_ptr_equal(fx->done[fx->n_done - 1], urb);
 	return urb;
@@ -218,20 +142,10 @@ static struct urb *get_desc(struct fx *fx, uint8_t type, uint8_t index,
 
 static struct urb *bulk(struct fx *fx, uint8_t ep, uint32_t len)
 {
-	struct urb *urb = urb_new(ep, len);
+	struct urb *urb = fx_urb_new(ep, len);
 
 	gdev_submit(fx->dev, urb);
 	return urb;
-}
-
-static bool is_done(const struct fx *fx, const struct urb *urb)
-{
-	size_t i;
-
-	for (i = 0; i < fx->n_done; i++)
-		if (fx->done[i] == urb)
-			return true;
-	return false;
 }
 
 static uint16_t status_of(struct fx *fx, uint8_t recip, uint16_t index)
@@ -259,7 +173,7 @@ static void test_get_device_descriptor(void **state)
 	int n;
 
 	start(fx);
-	n = desc_device(&fx->m, want, sizeof(want));
+	n = desc_device(fx->m, want, sizeof(want));
 	assert_int_equal(n, USB_DT_DEVICE_SIZE);
 
 	u = get_desc(fx, USB_DT_DEVICE, 0, 8);
@@ -298,7 +212,7 @@ static void test_get_config_descriptor(void **state)
 	int n;
 
 	start(fx);
-	n = desc_config(&fx->m, 0, USB_DT_CONFIG, want, sizeof(want));
+	n = desc_config(fx->m, 0, USB_DT_CONFIG, want, sizeof(want));
 	/* config + 3 interfaces + 4 endpoints */
 	assert_int_equal(n, 9 + 3 * 9 + 4 * 7);
 
@@ -344,7 +258,7 @@ static void test_get_string_descriptor(void **state)
 	assert_int_equal(u->status, 0);
 	assert_int_equal(u->actual_length, sizeof(usbrig));
 	assert_memory_equal(u->buf, usbrig, sizeof(usbrig));
-	assert_int_equal(desc_string(&fx->m, 1, want, sizeof(want)),
+	assert_int_equal(desc_string(fx->m, 1, want, sizeof(want)),
 			 sizeof(usbrig));
 	assert_memory_equal(u->buf, want, sizeof(usbrig));
 
@@ -370,10 +284,10 @@ static void test_qualifier_other_speed(void **state)
 	assert_int_equal(u->buf[0], 10);
 	assert_int_equal(u->buf[1], USB_DT_DEVICE_QUALIFIER);
 	assert_int_equal(get_le16(u->buf + 2), 0x0201);
-	assert_int_equal(desc_qualifier(&fx->m, want, sizeof(want)), 10);
+	assert_int_equal(desc_qualifier(fx->m, want, sizeof(want)), 10);
 	assert_memory_equal(u->buf, want, 10);
 
-	n = desc_config(&fx->m, 0, USB_DT_OTHER_SPEED_CONFIG, want,
+	n = desc_config(fx->m, 0, USB_DT_OTHER_SPEED_CONFIG, want,
 			sizeof(want));
 	assert_true(n > 9);
 	u = get_desc(fx, USB_DT_OTHER_SPEED_CONFIG, 0, 4096);
@@ -387,13 +301,13 @@ static void test_qualifier_full_speed_stalls(void **state)
 {
 	struct fx *fx = *state;
 
-	fx->m.speed = USBIP_SPEED_FULL;
-	fx->m.bcdUSB = 0x0200;
-	fx->m.qualifier = false;
-	fx->m.bos.present = false;
-	fx->eps[0].wMaxPacketSize = 64;
-	fx->eps[1].wMaxPacketSize = 64;
-	fx->eps[2].wMaxPacketSize = 64;
+	fx->m->speed = USBIP_SPEED_FULL;
+	fx->m->bcdUSB = 0x0200;
+	fx->m->qualifier = false;
+	fx->m->bos.present = false;
+	model_of(fx)->eps[0].wMaxPacketSize = 64;
+	model_of(fx)->eps[1].wMaxPacketSize = 64;
+	model_of(fx)->eps[2].wMaxPacketSize = 64;
 	start(fx);
 	assert_stall(get_desc(fx, USB_DT_DEVICE_QUALIFIER, 0, 10));
 	assert_stall(get_desc(fx, USB_DT_OTHER_SPEED_CONFIG, 0, 255));
@@ -411,7 +325,7 @@ static void test_bos(void **state)
 	int n;
 
 	start(fx);
-	n = desc_bos(&fx->m, want, sizeof(want));
+	n = desc_bos(fx->m, want, sizeof(want));
 	assert_true(n >= USB_DT_BOS_SIZE);
 	u = get_desc(fx, USB_DT_BOS, 0, USB_DT_BOS_SIZE);
 	assert_int_equal(u->status, 0);
@@ -510,12 +424,12 @@ static void test_set_get_interface(void **state)
 	assert_int_equal(u->buf[0], 0);
 	assert_stall(bulk(fx, 0x82, 8));
 	pending = bulk(fx, 0x81, 8);		/* NAK */
-	assert_false(is_done(fx, pending));
+	assert_false(fx_is_done(fx, pending));
 
 	u = ctrl(fx, USB_RECIP_INTERFACE, USB_REQ_SET_INTERFACE, 1, 0, 0);
 	assert_int_equal(u->status, 0);
 	/* the old alternate setting's endpoints are gone */
-	assert_true(is_done(fx, pending));
+	assert_true(fx_is_done(fx, pending));
 	assert_int_equal(pending->status, -ESHUTDOWN);
 	u = ctrl(fx, USB_DIR_IN | USB_RECIP_INTERFACE, USB_REQ_GET_INTERFACE,
 		 0, 0, 1);
@@ -538,7 +452,7 @@ static void test_set_get_interface(void **state)
 	assert_int_equal(u->buf[0], 1);
 
 	/* interface 1 is unaffected, and back to alt 0 works */
-	assert_false(is_done(fx, bulk(fx, 0x83, 8)));
+	assert_false(fx_is_done(fx, bulk(fx, 0x83, 8)));
 	u = ctrl(fx, USB_RECIP_INTERFACE, USB_REQ_SET_INTERFACE, 0, 0, 0);
 	assert_int_equal(u->status, 0);
 	assert_stall(bulk(fx, 0x82, 8));
@@ -632,9 +546,9 @@ static void test_endpoint_halt(void **state)
 	assert_stall(bulk(fx, 0x83, 8));
 	ctrl(fx, USB_RECIP_ENDPOINT, USB_REQ_CLEAR_FEATURE, USB_ENDPOINT_HALT,
 	     0x83, 0);
-	assert_false(is_done(fx, nak));
+	assert_false(fx_is_done(fx, nak));
 	assert_ptr_equal(gdev_unlink(fx->dev, nak->seqnum), nak);
-	urb_free(nak);
+	fx_urb_free(nak);
 
 	/* ep0 accepts it and never halts; unknown endpoints STALL */
 	u = ctrl(fx, USB_RECIP_ENDPOINT, USB_REQ_SET_FEATURE,

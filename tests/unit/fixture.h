@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fixture.h - what the in-process unit tests of gadgets/device.c and the
+ * device functions share: a fake host on a real event_base that records
+ * completions and disconnects, URB builders, hand-built model helpers and
+ * event-loop runners.
+ *
+ * A test makes one struct fx per case (fx_create() in its cmocka setup,
+ * fx_destroy() in teardown), points fx->m at its model, attaches with
+ * fx_attach() and drives the device with URBs from fx_urb_new() /
+ * fx_ctrl_new() through fx_submit().  Every completed URB lands in
+ * fx->done, in order, and is freed by fx_destroy(); what gdev_detach()
+ * takes back is freed there too and counted in fx->freed.
+ *
+ * Unit tests are single-threaded and have one struct fx alive at a time
+ * (the free_urb callback of gdev_detach() has no context pointer).
+ */
+#ifndef USBRIG_TEST_FIXTURE_H
+#define USBRIG_TEST_FIXTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/time.h>
+
+#include "device.h"
+#include "model.h"
+
+/* fx->flags: how the fake host treats what it gets */
+#define FX_POISON_OUT		0x1	/* fill a completed OUT URB's data
+					 * with 0xa5: the server frees it */
+#define FX_FORGET_DONE		0x2	/* clobber a completed URB's ep and
+					 * seqnum: the function must not look
+					 * at it again */
+#define FX_DISCONNECT_FAILS	0x4	/* a disconnect fails the test */
+
+struct fx {
+	struct event_base *base;
+	struct gd_device *m;		/* the model fx_attach() serves */
+	bool own_model;			/* fx_destroy() gd_model_free()s m */
+	struct gdev *dev;
+	struct gdev_host host;		/* the fake host, ctx = this fx */
+	unsigned int flags;		/* FX_* */
+
+	struct urb **done;		/* completed URBs, in order */
+	size_t n_done, cap_done;
+	int disconnects;
+	char why[128];			/* reason of the last disconnect */
+	size_t freed;			/* URBs gdev_detach() handed back */
+
+	void *priv;			/* the test's own state */
+};
+
+/* A fake host with flags; fails the test when out of memory. */
+struct fx *fx_create(unsigned int flags);
+/* Detach and free the device, the URBs, the model if owned, the fx. */
+void fx_destroy(struct fx *fx);
+/* gdev_new() + gdev_attach() on fx->m; asserts both. */
+void fx_attach(struct fx *fx);
+/* The free_urb of gdev_detach(): frees urb, counts it in fx->freed of the
+ * fx alive. */
+void fx_free_urb(struct urb *urb);
+
+/* ---- URBs ---- */
+/* An URB for endpoint address ep_addr (bit 7: IN) with a zeroed buffer of
+ * len bytes; seqnums count from 1 in the test binary. */
+struct urb *fx_urb_new(uint8_t ep_addr, uint32_t len);
+void fx_urb_free(struct urb *urb);
+/* An ep0 URB carrying SETUP (type, req, value, index, wlength) with a
+ * buffer of len bytes; not submitted. */
+struct urb *fx_ctrl_new(uint8_t type, uint8_t req, uint16_t value,
+			uint16_t index, uint16_t wlength, uint32_t len);
+/* fx_ctrl_new() with a wlength-byte buffer, filled from out when out is
+ * not NULL, then submitted. */
+struct urb *fx_ctrl(struct fx *fx, uint8_t type, uint8_t req,
+		    uint16_t value, uint16_t index, uint16_t wlength,
+		    const void *out);
+/* gdev_submit(); returns urb for chaining. */
+struct urb *fx_submit(struct fx *fx, struct urb *urb);
+/* Has the host seen urb complete? */
+bool fx_is_done(const struct fx *fx, const struct urb *urb);
+
+/* ---- the event loop ---- */
+/* Run the loop until urb completes; fails the test after 2 s. */
+void fx_run_until_done(struct fx *fx, const struct urb *urb);
+/* Run the loop for ms milliseconds. */
+void fx_run_for(struct fx *fx, unsigned int ms);
+/* Milliseconds since t0 (gettimeofday). */
+long fx_ms_since(const struct timeval *t0);
+
+/* ---- hand-built models ---- */
+/* A high-speed vendor device 1209:0001, bcdUSB 2.00, ep0 64 bytes, no
+ * overrides; the test adds configurations and whatever else it needs. */
+void fx_model_init(struct gd_device *m, char *name);
+/* Configuration 1 over n alts, bus powered, 100 mA, no overrides. */
+void fx_config_init(struct gd_config *cfg, struct gd_alt *alts,
+		    size_t n_alts);
+/* An endpoint with a behaviour mode; bInterval 0 for bulk, else 1. */
+void fx_ep_init(struct gd_endpoint *e, uint8_t addr, uint8_t type,
+		uint16_t mps, enum gd_ep_mode mode);
+
+#endif /* USBRIG_TEST_FIXTURE_H */
