@@ -763,6 +763,15 @@ static bool probe_error_line(const char *text, const char *intf,
 		 intf, drv, e);
 	if (strstr(text, pat))
 		return true;
+	/*
+	 * really_probe() names the driver in its warning for every errno but
+	 * ENODEV, ENXIO and EPROBE_DEFER, which it keeps quiet; only for
+	 * those may the initcall_debug line, which names no driver, stand in
+	 * (on the patched kernel the tracepoint then confirms the driver).
+	 * Otherwise another driver's failure would pass for this one's.
+	 */
+	if (e != ENODEV && e != ENXIO && e != 517 /* EPROBE_DEFER */)
+		return false;
 	strfmt(pat, sizeof(pat), "probe of %s returned %d after ", intf, e);
 	if (strstr(text, pat))
 		return true;
