@@ -602,27 +602,6 @@ static const uint8_t *find_hid_desc(const struct gd_blob *b, size_t *len)
 	return NULL;
 }
 
-static const struct gd_alt *find_hid_alt(const struct gd_device *m,
-					 int intf)
-{
-	size_t i, k;
-
-	for (i = 0; i < m->n_configs; i++) {
-		const struct gd_config *cfg = &m->configs[i];
-
-		for (k = 0; k < cfg->n_alts; k++) {
-			const struct gd_alt *a = &cfg->alts[k];
-
-			if (a->bAlternateSetting)
-				continue;
-			if (intf >= 0 ? a->bInterfaceNumber == intf :
-			    a->bInterfaceClass == USB_CLASS_HID)
-				return a;
-		}
-	}
-	return NULL;
-}
-
 static const char *const hid_keys[] = {
 	"interface", "kind", "report-descriptor", "type", "move", "reports",
 	"start", "delay", "interval", "repeat", NULL,
@@ -652,16 +631,10 @@ static int cfg_parse(const struct gd_device *m, struct hid_cfg *c,
 	if (ret)
 		return ret;
 
-	ret = fn_opt_u64(m, "interface", 0, 255, 0, &v, err);
+	ret = fn_opt_interface(m, USB_CLASS_HID, "HID", &alt, err);
 	if (ret)
 		return ret;
-	o = fn_opt(m, "interface");
-	alt = find_hid_alt(m, o ? (int)v : -1);
-	if (!alt && o)
-		return fn_opt_error(m, o, err, "no interface %u (alternate setting 0) in any configuration",
-				    (unsigned int)v);
-	if (!alt)
-		return fn_opt_error(m, NULL, err, "no HID interface (bInterfaceClass 0x03): add one or name it with 'interface N'");
+	o = fn_opt(m, "interface");	/* where endpoint errors point */
 	c->intf = alt->bInterfaceNumber;
 	for (i = 0; i < alt->n_eps; i++) {
 		const struct gd_endpoint *e = &alt->eps[i];

@@ -265,26 +265,6 @@ static int opt_text(const struct gd_device *m, const char *key,
 	return 0;
 }
 
-static const struct gd_alt *find_msc_alt(const struct gd_device *m, int intf)
-{
-	size_t i, k;
-
-	for (i = 0; i < m->n_configs; i++) {
-		const struct gd_config *cfg = &m->configs[i];
-
-		for (k = 0; k < cfg->n_alts; k++) {
-			const struct gd_alt *a = &cfg->alts[k];
-
-			if (a->bAlternateSetting)
-				continue;
-			if (intf >= 0 ? a->bInterfaceNumber == intf :
-			    a->bInterfaceClass == USB_CLASS_MASS_STORAGE)
-				return a;
-		}
-	}
-	return NULL;
-}
-
 static int cfg_parse(const struct gd_device *m, struct msc_cfg *c,
 		     struct script_error *err)
 {
@@ -300,16 +280,11 @@ static int cfg_parse(const struct gd_device *m, struct msc_cfg *c,
 	if (ret)
 		return ret;
 
-	ret = fn_opt_u64(m, "interface", 0, 255, 0, &v, err);
+	ret = fn_opt_interface(m, USB_CLASS_MASS_STORAGE, "mass storage", &alt,
+			       err);
 	if (ret)
 		return ret;
-	o = fn_opt(m, "interface");
-	alt = find_msc_alt(m, o ? (int)v : -1);
-	if (!alt && o)
-		return fn_opt_error(m, o, err, "no interface %u (alternate setting 0) in any configuration",
-				    (unsigned int)v);
-	if (!alt)
-		return fn_opt_error(m, NULL, err, "no mass storage interface (bInterfaceClass 0x08): add one or name it with 'interface N'");
+	o = fn_opt(m, "interface");	/* where endpoint errors point */
 	c->intf = alt->bInterfaceNumber;
 	for (i = 0; i < alt->n_eps; i++) {
 		const struct gd_endpoint *e = &alt->eps[i];

@@ -125,6 +125,49 @@ int fn_opt_only(const struct gd_device *model, const char *const *keys,
 	return 0;
 }
 
+static const struct gd_alt *fn_find_alt(const struct gd_device *m, int intf,
+				       uint8_t class)
+{
+	size_t i, k;
+
+	for (i = 0; i < m->n_configs; i++) {
+		const struct gd_config *cfg = &m->configs[i];
+
+		for (k = 0; k < cfg->n_alts; k++) {
+			const struct gd_alt *a = &cfg->alts[k];
+
+			if (a->bAlternateSetting)
+				continue;
+			if (intf >= 0 ? a->bInterfaceNumber == intf :
+			    a->bInterfaceClass == class)
+				return a;
+		}
+	}
+	return NULL;
+}
+
+int fn_opt_interface(const struct gd_device *model, uint8_t class,
+		     const char *what, const struct gd_alt **alt,
+		     struct script_error *err)
+{
+	const struct gd_fn_opt *o;
+	uint64_t v;
+	int ret;
+
+	ret = fn_opt_u64(model, "interface", 0, 255, 0, &v, err);
+	if (ret)
+		return ret;
+	o = fn_opt(model, "interface");
+	*alt = fn_find_alt(model, o ? (int)v : -1, class);
+	if (!*alt && o)
+		return fn_opt_error(model, o, err, "no interface %u (alternate setting 0) in any configuration",
+				    (unsigned int)v);
+	if (!*alt)
+		return fn_opt_error(model, NULL, err, "no %s interface (bInterfaceClass 0x%02x): add one or name it with 'interface N'",
+				    what, class);
+	return 0;
+}
+
 /* ---- pending URB queues ---- */
 
 void fn_urbq_init(struct fn_urbq *q)

@@ -102,6 +102,15 @@ int fn_opt_u64(const struct gd_device *model, const char *key, uint64_t def,
 int fn_opt_error(const struct gd_device *model, const struct gd_fn_opt *opt,
 		 struct script_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/*
+ * The interface a function serves, alternate setting 0 in any
+ * configuration: the one option `interface N` names, else the first whose
+ * bInterfaceClass is class.  None: -EINVAL with err set ("no interface N
+ * ..." at the option, or "no <what> interface (bInterfaceClass 0xCC) ...").
+ */
+int fn_opt_interface(const struct gd_device *model, uint8_t class,
+		     const char *what, const struct gd_alt **alt,
+		     struct script_error *err);
 /* Reject options the function does not know (keys: NULL-terminated). */
 int fn_opt_only(const struct gd_device *model, const char *const *keys,
 		struct script_error *err);
