@@ -24,9 +24,10 @@ usbrig=
 cache=
 out=
 full=0
-run_jobs=1
+run_jobs=2
 kjobs=$(nproc)
-run_timeout=600
+# a safety net over usbrig's own budgets (600 s, or 3600 s with --full)
+run_timeout=
 only=()
 
 usage() {
@@ -38,7 +39,8 @@ usage: $0 [options] [ENTRY...]
   --out DIR        mutant kernels, logs, KTAP (default BUILD/regress)
   --full           run the whole tests/scenarios suite on each mutant and
                    on the clean kernel, not only the scenarios named
-  --run-jobs N     guest runs at once (default 1; builds run beside them)
+  --run-jobs N     usbrig runs at once (default 2: a guest mostly waits;
+                   the builds run beside them at nice 19)
   --jobs N         make -jN for the kernel (default: nproc)
 ENTRY: an entry's folder name or its number (003); default: all.
 The clean kernel is CACHE/bzImage, built (or found up to date) first.
@@ -64,6 +66,7 @@ done
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 
 cd "$top" || exit 2
+run_timeout=${run_timeout:-$([ $full -eq 1 ] && echo 3600 || echo 600)}
 build=${build%/}
 usbrig=${usbrig:-$build/usbrig}
 cache=${cache:-$build/kernel}
@@ -138,10 +141,11 @@ mapfile -t all_named < <(printf '%s\n' "${all_named[@]}" | sort -u)
 # for failed scenarios (in BUILD/runs/) move to OUT/NAME/runs/: a mutant's
 # failures are expected and would only clutter the folder CI publishes.
 run_suite() {
-	local name=$1 kdir=$2 dir=$out/$1 rc rd
+	local kdir=$2 dir=$out/$1 rc rd t
 	shift 2
-	rm -rf "$dir/runs" "$dir/ktap" "$dir/rc" "$dir/junit.xml"
+	rm -rf "$dir/runs" "$dir/ktap" "$dir/rc" "$dir/secs" "$dir/junit.xml"
 	mkdir -p "$dir/runs"
+	t=$(date +%s)
 	timeout -k 10 "$run_timeout" "$usbrig" --kernel "$kdir/bzImage" \
 		--modules "$kdir/modules" --junit "$dir/junit.xml" "$@" \
 		> "$dir/ktap" 2> "$dir/usbrig.log"
@@ -152,6 +156,7 @@ run_suite() {
 		rm -f "$rd"/*/initramfs.cpio
 		mv "$rd" "$dir/runs/" 2>/dev/null || true
 	done
+	echo $(( $(date +%s) - t )) > "$dir/secs"
 	echo "$rc" > "$dir/rc"
 }
 
@@ -256,7 +261,8 @@ for n in "${entries[@]}"; do
 	list=$(IFS=,; echo "${named[*]}")
 	list=${list//,/, }
 	[ $others -eq 0 ] || list="${list:+$list }(+$others other)"
-	result="$(summary_of "$dir/ktap") (exit $rc)"
+	result="$(summary_of "$dir/ktap") (exit $rc, $(cat "$dir/secs" \
+		2>/dev/null || echo '?')s)"
 	if [ "$rc" = 1 ] && [ ${#named[@]} -gt 0 ]; then
 		verdict=CAUGHT
 	else
@@ -276,7 +282,8 @@ else
 fi
 rows+=("clean (no mutant)|$(grep -q '^kernel: up to date' \
 	"$out/clean/build.log" && echo cached || echo yes)|$(summary_of \
-	"$out/clean/ktap") (exit $rc)|${list:--}|$verdict")
+	"$out/clean/ktap") (exit $rc, $(cat "$out/clean/secs" 2>/dev/null ||
+	echo '?')s)|${list:--}|$verdict")
 
 {
 	printf '\n'
