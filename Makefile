@@ -122,6 +122,8 @@ check: deps
 	$(MAKE) check-unit check-socket check-examples check-tools
 	$(MAKE) check-asan
 	$(MAKE) check-vm
+	$(MAKE) kernel
+	$(MAKE) check-regressions
 	$(MAKE) check-vm-patched
 
 check-unit: $(UNIT_BINS)
