@@ -35,7 +35,7 @@ ALL_CFLAGS = $(WARN) $(CFLAGS) -MMD -MP -Igadgets $(EVENT_CFLAGS)
 
 # Debian packages: build, test, and the guest (kernel, busybox, usbip tools)
 DEB_PACKAGES := gcc make pkg-config libevent-dev libcmocka-dev \
-	libusb-1.0-0-dev usbip usb.ids usbutils qemu-system-x86 \
+	libusb-1.0-0-dev libpcap-dev usbip usb.ids usbutils qemu-system-x86 \
 	linux-image-amd64 busybox-static kmod cpio socat linux-source-6.1 \
 	bc bison flex libelf-dev libssl-dev
 
@@ -44,6 +44,14 @@ GADGET_SRCS := $(filter-out gadgets/main.c,$(wildcard gadgets/*.c))
 GADGET_OBJS := $(GADGET_SRCS:%.c=$(BUILD)/%.o)
 GADGET_LIB := $(BUILD)/libusbrig-gadget.a
 GADGET_BIN := $(BUILD)/usbrig-gadget
+
+# ---- gadgets/import/: usbrig-import (dumps in, gadget scripts out) ----
+# Its own program: libpcap stays out of the server the guest carries.
+IMPORT_SRCS := $(filter-out gadgets/import/main.c,$(wildcard gadgets/import/*.c))
+IMPORT_OBJS := $(IMPORT_SRCS:%.c=$(BUILD)/%.o)
+IMPORT_LIB := $(BUILD)/libusbrig-import.a
+IMPORT_BIN := $(BUILD)/usbrig-import
+PCAP_LIBS := -lpcap
 
 # ---- harness/: the host runner and the guest agent ----
 HOST_SRCS := $(wildcard harness/host/*.c)
@@ -83,6 +91,13 @@ $(GADGET_LIB): $(GADGET_OBJS)
 $(GADGET_BIN): $(BUILD)/gadgets/main.o $(GADGET_LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(EVENT_LIBS)
 
+$(IMPORT_LIB): $(IMPORT_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(IMPORT_BIN): $(BUILD)/gadgets/import/main.o $(IMPORT_LIB) $(GADGET_LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PCAP_LIBS)
+
 $(BUILD)/harness/%.o: harness/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Iharness/common $(USB_CFLAGS) -c -o $@ $<
@@ -97,8 +112,8 @@ $(BUILD)/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_COMMON_OBJS) $(GADGET_LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(EVENT_LIBS)
+$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_COMMON_OBJS) $(IMPORT_LIB) $(GADGET_LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(EVENT_LIBS) $(PCAP_LIBS)
 
 $(BUILD)/tests/socket/%: $(BUILD)/tests/socket/%.o $(SOCKET_COMMON_OBJS) $(GADGET_LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(EVENT_LIBS)
@@ -143,9 +158,10 @@ check-tools: $(GADGET_BIN)
 check-asan:
 	$(MAKE) BUILD=$(BUILD)/asan SAN=1 check-unit check-socket
 
-install: $(GADGET_BIN) $(HOST_BIN) $(AGENT_BIN)
+install: $(GADGET_BIN) $(IMPORT_BIN) $(HOST_BIN) $(AGENT_BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/usbrig/examples
-	install -m 755 $(GADGET_BIN) $(HOST_BIN) $(AGENT_BIN) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(GADGET_BIN) $(IMPORT_BIN) $(HOST_BIN) $(AGENT_BIN) \
+		$(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(EXAMPLES) $(DESTDIR)$(PREFIX)/share/usbrig/examples/
 
 clean:
