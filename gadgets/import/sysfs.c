@@ -21,10 +21,112 @@
 
 #include "import.h"
 
+/*
+ * Bug reports often paste the file as text: `xxd`, `hexdump -C`, `od -A x
+ * -t x1` or bare hex bytes.  hexdump_text() turns such text back into the
+ * bytes.  Per line: a first word ending in `:` (xxd) or of more than 4 hex
+ * digits followed by more words is an offset; words of 2 hex digits, or 4
+ * (xxd's pairs), are bytes; the ASCII column is not read: hexdump -C puts
+ * it behind `|`, xxd behind column 50 (its hex area is padded to there).
+ * Returns 0 with *out filled, or -EINVAL with err at the first bad word.
+ */
+#define XXD_HEX_END	50
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+static int hex_line(const char *path, int line, const char *p,
+		    const char *end, struct imp_blob *out,
+		    struct imp_error *err)
+{
+	const char *q = p, *w;
+	bool first = true;
+	size_t wl, k;
+
+	for (;;) {
+		while (q < end && blank(*q))
+			q++;
+		if (q >= end || *q == '|')
+			return 0;
+		w = q;
+		while (q < end && !blank(*q))
+			q++;
+		wl = q - w;
+		if (first) {
+			first = false;
+			if (w[wl - 1] == ':') {		/* xxd: stop at its column */
+				if (end - p > XXD_HEX_END)
+					end = p + XXD_HEX_END;
+				continue;
+			}
+			if (wl > 4)	/* hexdump, od; alone: the closing line */
+				continue;
+		}
+		for (k = 0; k < wl; k++)
+			if (hexval(w[k]) < 0)
+				break;
+		if ((wl != 2 && wl != 4) || k != wl)
+			return imp_err(err, "%s:%d: '%.*s' is not a hex byte of a descriptor dump",
+				       path, line, (int)(wl > 20 ? 20 : wl), w);
+		for (k = 0; k < wl; k += 2)
+			if (imp_blob_put8(out, hexval(w[k]) << 4 |
+					  hexval(w[k + 1])))
+				return imp_err(err, "%s: out of memory", path);
+	}
+}
+
+static int hexdump_text(const char *path, const uint8_t *buf, size_t len,
+			struct imp_blob *out, struct imp_error *err)
+{
+	size_t pos = 0;
+	int line = 0, ret;
+
+	while (pos < len) {
+		const char *p = (const char *)buf + pos;
+		const char *eol = memchr(p, '\n', len - pos);
+		size_t n = eol ? (size_t)(eol - p) : len - pos;
+
+		line++;
+		pos += n + (eol ? 1 : 0);
+		ret = hex_line(path, line, p, p + n, out, err);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static bool is_binary_dump(const uint8_t *buf, size_t len)
+{
+	return len >= 18 && buf[0] == 18 && buf[1] == 0x01;
+}
+
+/* text whose first hex bytes are a device descriptor: 12 01 */
+static bool is_text_dump(const uint8_t *buf, size_t len)
+{
+	struct imp_blob b = { 0 };
+	bool ok;
+
+	/* the first lines are enough to tell */
+	hexdump_text("", buf, len > 1024 ? 1024 : len, &b, NULL);
+	ok = b.len >= 2 && b.data[0] == 18 && b.data[1] == 0x01;
+	imp_blob_free(&b);
+	return ok;
+}
+
 static bool sysfs_sniff(const char *path, const uint8_t *buf, size_t len)
 {
 	(void)path;
-	return len >= 18 && buf[0] == 18 && buf[1] == 0x01;
+	return is_binary_dump(buf, len) || is_text_dump(buf, len);
 }
 
 /* a sibling attribute's text without its trailing newline, or NULL */
@@ -140,7 +242,25 @@ static void read_interfaces(struct imp_dev *d, const char *dir,
 	closedir(dp);
 }
 
+static int read_bytes(const char *path, const uint8_t *buf, size_t len,
+		      struct imp_set *set, struct imp_error *err);
+
 static int sysfs_read(const char *path, const uint8_t *buf, size_t len,
+		      struct imp_set *set, struct imp_error *err)
+{
+	struct imp_blob b = { 0 };
+	int ret;
+
+	if (is_binary_dump(buf, len))
+		return read_bytes(path, buf, len, set, err);
+	ret = hexdump_text(path, buf, len, &b, err);
+	if (!ret)
+		ret = read_bytes(path, b.data, b.len, set, err);
+	imp_blob_free(&b);
+	return ret;
+}
+
+static int read_bytes(const char *path, const uint8_t *buf, size_t len,
 		      struct imp_set *set, struct imp_error *err)
 {
 	char dir[PATH_MAX], where[PATH_MAX + 16];
@@ -242,7 +362,7 @@ static int sysfs_read(const char *path, const uint8_t *buf, size_t len,
 
 const struct imp_reader imp_reader_sysfs = {
 	.name = "sysfs",
-	.summary = "a device's sysfs `descriptors` file (binary), with its sibling attributes when present",
+	.summary = "a device's sysfs `descriptors` file, binary or as a hex dump (xxd, hexdump -C, od), with its sibling attributes when present",
 	.sniff = sysfs_sniff,
 	.read = sysfs_read,
 };
