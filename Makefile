@@ -96,7 +96,7 @@ $(IMPORT_LIB): $(IMPORT_OBJS)
 	$(AR) rcs $@ $^
 
 $(IMPORT_BIN): $(BUILD)/gadgets/import/main.o $(IMPORT_LIB) $(GADGET_LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PCAP_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PCAP_LIBS) $(EVENT_LIBS)
 
 $(BUILD)/harness/%.o: harness/%.c
 	@mkdir -p $(dir $@)
@@ -288,3 +288,46 @@ check-regressions: $(VM_BINS)
 	kernel-patch/regressions/check.sh --build $(BUILD) \
 		--cache $(REGRESS_KERNEL_CACHE) --jobs $(KERNEL_JOBS) \
 		$(REGRESS_FLAGS)
+
+# ---- import round trip ----
+# check-import: every gadgets/examples/*.gadget (but those that cannot
+# round trip on purpose, listed in the script) is attached in a guest under
+# usbmon and tcpdump, its `lsusb -v` and sysfs folder saved to the host
+# (`save` steps), each dump imported with usbrig-import (lsusb, sysfs,
+# usbmon, pcap), and every import attached in a second guest and read back:
+# the same descriptors, the same lsusb text.  KTAP on stdout, files in
+# $(BUILD)/import-roundtrip/.  tests/import/roundtrip.sh --identity runs it
+# with copies of the originals for imports (the rig alone).
+# The guest needs the host's tcpdump (`requires tool tcpdump`).
+DEB_PACKAGES += tcpdump
+
+.PHONY: check-import
+check-import: $(VM_BINS) $(IMPORT_BIN)
+	tests/import/roundtrip.sh --build $(BUILD)
+
+# ---- repro ----
+# check-repro: `usbrig repro` on the dumps of tests/repro/ (tests/repro/
+# check.sh): an expected outcome (exit 0), another outcome (1), a dump
+# usbrig-import rejects and a bad flag (125), and the scenario --out wrote
+# passes.  bench-repro: start to verdict of one repro (import, boot,
+# attach, new_id, report), a `# bench:` line of `make bench`.
+# docs/reproducing-bind-bugs.md.
+REPRO_BENCH_DUMP := tests/repro/pl2303-23c3.lsusb
+REPRO_FLAGS ?=
+
+.PHONY: check-repro bench-repro
+check-repro: $(VM_BINS) $(IMPORT_BIN)
+	tests/repro/check.sh $(BUILD)
+
+bench: bench-repro
+
+bench-repro: $(VM_BINS) $(IMPORT_BIN)
+	@$(HOST_BIN) repro $(REPRO_FLAGS) $(REPRO_BENCH_DUMP) --driver pl2303 \
+		>$(BUILD)/bench-repro.txt 2>&1; st=$$?; \
+	t=$$(sed -n 's/^verdict: .* after \([0-9.]*\)s$$/\1/p' \
+		$(BUILD)/bench-repro.txt); \
+	if [ $$st -ne 0 ] || [ -z "$$t" ]; then \
+		cat $(BUILD)/bench-repro.txt; \
+		echo "bench-repro: failed, see $(BUILD)/bench-repro.txt"; exit 1; \
+	fi; \
+	echo "# bench: repro $${t} s (start to verdict: import, boot, attach, new_id; $(REPRO_BENCH_DUMP))"
