@@ -638,6 +638,61 @@ static bool valid_text(const char *s)
 	return units <= 126;
 }
 
+/* A string descriptor from a capture, as text when the generator would
+ * give back exactly these bytes: type 3, bLength even and whole, UTF-16LE
+ * with no NUL and no lone surrogate.  Returns malloc'd UTF-8 or NULL. */
+static char *string_text(const struct imp_blob *b)
+{
+	size_t i, n;
+	char *t, *q;
+
+	if (b->len < 2 || b->data[0] != b->len || b->data[1] != DT_STRING ||
+	    b->len % 2)
+		return NULL;
+	n = (b->len - 2) / 2;
+	t = malloc(n * 3 + 1);
+	if (!t)
+		return NULL;
+	q = t;
+	for (i = 0; i < n; i++) {
+		unsigned int u = le16(b->data + 2 + 2 * i), lo;
+
+		if (!u)
+			goto bad;
+		if (u >= 0xd800 && u < 0xdc00) {
+			if (i + 1 >= n)
+				goto bad;
+			lo = le16(b->data + 4 + 2 * i);
+			if (lo < 0xdc00 || lo >= 0xe000)
+				goto bad;
+			u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+			i++;
+		} else if (u >= 0xdc00 && u < 0xe000) {
+			goto bad;
+		}
+		if (u < 0x80) {
+			*q++ = u;
+		} else if (u < 0x800) {
+			*q++ = 0xc0 | u >> 6;
+			*q++ = 0x80 | (u & 0x3f);
+		} else if (u < 0x10000) {
+			*q++ = 0xe0 | u >> 12;
+			*q++ = 0x80 | ((u >> 6) & 0x3f);
+			*q++ = 0x80 | (u & 0x3f);
+		} else {
+			*q++ = 0xf0 | u >> 18;
+			*q++ = 0x80 | ((u >> 12) & 0x3f);
+			*q++ = 0x80 | ((u >> 6) & 0x3f);
+			*q++ = 0x80 | (u & 0x3f);
+		}
+	}
+	*q = 0;
+	return t;
+bad:
+	free(t);
+	return NULL;
+}
+
 static void emit_strings(struct out *o, const struct imp_dev *d)
 {
 	size_t i;
@@ -649,7 +704,14 @@ static void emit_strings(struct out *o, const struct imp_dev *d)
 		out(o, "\n");
 	}
 	for (i = 1; i < 256; i++) {
-		if (d->string_raw[i].len) {
+		char *t = d->string_raw[i].len ?
+			  string_text(&d->string_raw[i]) : NULL;
+
+		if (t && valid_text(t)) {
+			out(o, "    string %zu ", i);
+			out_quoted(o, t);
+			out(o, "\n");
+		} else if (d->string_raw[i].len) {
 			char label[16];
 
 			snprintf(label, sizeof(label), "string %zu raw", i);
@@ -660,6 +722,7 @@ static void emit_strings(struct out *o, const struct imp_dev *d)
 			out_quoted(o, d->strings[i]);
 			out(o, "\n");
 		}
+		free(t);
 	}
 }
 
@@ -832,9 +895,142 @@ static int check_input(const struct imp_set *set, const struct imp_dev *d,
 	return 0;
 }
 
+/*
+ * A reader that knows a descriptor set is cut short (usbmon text keeps 32
+ * bytes per URB) sets d->truncated.  The nearest valid device is what is
+ * left: the trailing partial descriptor dropped, and wTotalLength,
+ * bNumInterfaces and each bNumEndpoints made to agree with what remains
+ * (a device whose counts promise what is not there fails enumeration for
+ * a reason the real one did not have).  Descriptors that were not cut are
+ * never touched, however they disagree with themselves.
+ */
+static int repair_config(struct imp_dev *d, size_t i)
+{
+	struct imp_blob *c = &d->configs[i];
+	uint8_t seen[32] = { 0 };
+	size_t pos = c->data[0], keep, last_if = 0;
+	unsigned int n_if = 0, neps = 0;
+	uint16_t said = le16(c->data + 2);
+
+	if (said <= c->len)
+		return 0;
+	keep = pos;
+	while (pos + 2 <= c->len && c->data[pos] >= 2 &&
+	       c->data[pos] <= c->len - pos) {
+		const uint8_t *p = c->data + pos;
+
+		if (p[1] == DT_INTERFACE && p[0] >= 9) {
+			if (last_if)
+				c->data[last_if + 4] = neps;
+			last_if = pos;
+			neps = 0;
+			if (p[2] >= 32 || !(seen[p[2] / 8] & (1 << (p[2] % 8)))) {
+				n_if++;
+				if (p[2] < 32)
+					seen[p[2] / 8] |= 1 << (p[2] % 8);
+			}
+		} else if (p[1] == DT_ENDPOINT && last_if) {
+			neps++;
+		}
+		pos += p[0];
+		keep = pos;
+	}
+	if (last_if)
+		c->data[last_if + 4] = neps;
+	imp_note(d, "configuration %zu: the dump holds %zu of its %u bytes: served as the %zu bytes of whole descriptors in it, with wTotalLength, bNumInterfaces and bNumEndpoints counting those",
+		 i + 1, c->len, said, keep);
+	c->len = keep;
+	c->data[2] = keep & 0xff;
+	c->data[3] = keep >> 8;
+	c->data[4] = n_if;
+	return 0;
+}
+
+static void repair_bos(struct imp_dev *d)
+{
+	struct imp_blob *b = &d->bos;
+	size_t pos = 5, n = 0;
+	uint16_t said;
+
+	if (b->len < 5)
+		return;
+	said = le16(b->data + 2);
+	if (said <= b->len)
+		return;
+	while (pos + 2 <= b->len && b->data[pos] >= 2 &&
+	       b->data[pos] <= b->len - pos) {
+		pos += b->data[pos];
+		n++;
+	}
+	b->len = pos;
+	b->data[2] = pos & 0xff;
+	b->data[3] = pos >> 8;
+	b->data[4] = n;
+	imp_note(d, "BOS: the dump holds %zu of its %u bytes: served as the %zu whole capabilities it has",
+		 pos, said, n);
+}
+
+/* a copy of d whose cut descriptor sets are repaired; the copy owns its
+ * config and BOS blobs and the notes it adds (free with repaired_free) */
+static int repaired_copy(const struct imp_dev *d, struct imp_dev *r)
+{
+	size_t i;
+
+	*r = *d;
+	memset(r->configs, 0, sizeof(r->configs));
+	memset(&r->bos, 0, sizeof(r->bos));
+	for (i = 0; i < d->n_configs; i++)
+		if (imp_blob_put(&r->configs[i], d->configs[i].data,
+				 d->configs[i].len))
+			return -ENOMEM;
+	if (imp_blob_put(&r->bos, d->bos.data, d->bos.len))
+		return -ENOMEM;
+	if (!d->truncated)
+		return 0;
+	for (i = 0; i < r->n_configs; i++)
+		if (r->configs[i].len >= 9)
+			repair_config(r, i);
+	repair_bos(r);
+	return 0;
+}
+
+static void repaired_free(const struct imp_dev *d, struct imp_dev *r)
+{
+	size_t i;
+
+	for (i = 0; i < GD_MAX_CONFIGS; i++)
+		imp_blob_free(&r->configs[i]);
+	imp_blob_free(&r->bos);
+	for (i = d->n_notes; i < r->n_notes; i++)
+		free(r->notes[i]);
+}
+
+static int emit_dev(const struct imp_set *set, const struct imp_dev *d,
+		    const struct imp_emit_opts *opts, char **text,
+		    struct imp_error *err);
+
 int imp_emit(const struct imp_set *set, const struct imp_dev *d,
 	     const struct imp_emit_opts *opts, char **text,
 	     struct imp_error *err)
+{
+	struct imp_dev r;
+	int ret;
+
+	ret = check_input(set, d, err);
+	if (ret)
+		return ret;
+	ret = repaired_copy(d, &r);
+	if (!ret)
+		ret = emit_dev(set, &r, opts, text, err);
+	else
+		ret = imp_err(err, "%s: out of memory", d->where);
+	repaired_free(d, &r);
+	return ret;
+}
+
+static int emit_dev(const struct imp_set *set, const struct imp_dev *d,
+		    const struct imp_emit_opts *opts, char **text,
+		    struct imp_error *err)
 {
 	int cfg_lines[GD_MAX_CONFIGS][2];
 	struct plan pl = { 0 };
@@ -842,9 +1038,6 @@ int imp_emit(const struct imp_set *set, const struct imp_dev *d,
 	size_t round, i;
 	int ret;
 
-	ret = check_input(set, d, err);
-	if (ret)
-		return ret;
 	pl.speed = d->speed;
 	if (pl.speed == USBIP_SPEED_UNKNOWN || pl.speed == USBIP_SPEED_WIRELESS ||
 	    pl.speed > USBIP_SPEED_SUPER) {

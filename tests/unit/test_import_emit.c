@@ -289,6 +289,48 @@ static void test_speed_guess_and_errors(void **state)
 	imp_set_free(&set);
 }
 
+/* a capture that kept 32 of 39 bytes: the nearest valid device is what
+ * is left, with counts that agree with it, and a note says so */
+static void test_truncated_repair(void **state)
+{
+	static const uint8_t cut[] = {
+		CFG(39, 1), INTF(0, 0, 3, 0xff),
+		EP(0x81, 2, 64), EP(0x02, 2, 64), 7, 0x05, 0x83, 0x03,
+	};
+	static const uint8_t want[] = {
+		CFG(32, 1), INTF(0, 0, 2, 0xff),
+		EP(0x81, 2, 64), EP(0x02, 2, 64),
+	};
+	/* "Aé" as a string descriptor: UTF-16LE, shown as text */
+	static const uint8_t str[] = { 6, 0x03, 'A', 0, 0xe9, 0 };
+	struct imp_error err = { "" };
+	struct imp_set set;
+	struct imp_dev *d = hand_dump(&set, cut, sizeof(cut), USBIP_SPEED_FULL);
+	struct script_error se;
+	struct gd_device *m;
+	char *text = NULL;
+	int n;
+
+	(void)state;
+	d->truncated = true;
+	assert_int_equal(imp_blob_put(&d->string_raw[1], str, sizeof(str)), 0);
+	assert_int_equal(imp_emit(&set, d, NULL, &text, &err), 0);
+	assert_non_null(strstr(text, "# note: configuration 1: the dump holds 36 of its 39 bytes: served as the 32 bytes"));
+	assert_non_null(strstr(text, "    string 1 \"A\xc3\xa9\"\n"));
+	assert_int_equal(script_parse("t", text, strlen(text), &m, &se), 0);
+	n = desc_config(m, 0, 0x02, buf, sizeof(buf));
+	assert_int_equal(n, sizeof(want));
+	assert_memory_equal(buf, want, sizeof(want));
+	n = desc_string(m, 1, buf, sizeof(buf));
+	assert_int_equal(n, sizeof(str));
+	assert_memory_equal(buf, str, sizeof(str));
+	/* the caller's dump is left as it was */
+	assert_int_equal(d->configs[0].len, sizeof(cut));
+	gd_model_free(m);
+	free(text);
+	imp_set_free(&set);
+}
+
 static void test_select(void **state)
 {
 	static const uint8_t cfg[] = { CFG(9, 0) };
@@ -324,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_hand_dumps),
 		cmocka_unit_test(test_rules_and_sequences),
 		cmocka_unit_test(test_speed_guess_and_errors),
+		cmocka_unit_test(test_truncated_repair),
 		cmocka_unit_test(test_select),
 	};
 
