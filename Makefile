@@ -35,7 +35,7 @@ ALL_CFLAGS = $(WARN) $(CFLAGS) -MMD -MP -Igadgets $(EVENT_CFLAGS)
 
 # Debian packages: build, test, and the guest (kernel, busybox, usbip tools)
 DEB_PACKAGES := gcc make pkg-config libevent-dev libcmocka-dev \
-	libusb-1.0-0-dev libpcap-dev usbip usb.ids usbutils qemu-system-x86 \
+	libusb-1.0-0-dev libpcap-dev tcpdump usbip usb.ids usbutils qemu-system-x86 \
 	linux-image-amd64 busybox-static kmod cpio socat linux-source-6.1 \
 	bc bison flex libelf-dev libssl-dev
 
@@ -78,7 +78,7 @@ EXAMPLES := $(wildcard gadgets/examples/*.gadget)
 	check-vm check-vm-patched check-examples install clean demo demo-run \
 	bench
 
-all: $(GADGET_BIN) $(HOST_BIN) $(AGENT_BIN)
+all: $(GADGET_BIN) $(IMPORT_BIN) $(HOST_BIN) $(AGENT_BIN)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -137,6 +137,8 @@ check: deps
 	$(MAKE) check-unit check-socket check-examples check-tools
 	$(MAKE) check-asan
 	$(MAKE) check-vm
+	$(MAKE) check-import
+	$(MAKE) check-repro
 	$(MAKE) kernel
 	$(MAKE) check-regressions
 	$(MAKE) check-vm-patched
@@ -299,7 +301,6 @@ check-regressions: $(VM_BINS)
 # $(BUILD)/import-roundtrip/.  tests/import/roundtrip.sh --identity runs it
 # with copies of the originals for imports (the rig alone).
 # The guest needs the host's tcpdump (`requires tool tcpdump`).
-DEB_PACKAGES += tcpdump
 
 .PHONY: check-import
 check-import: $(VM_BINS) $(IMPORT_BIN)

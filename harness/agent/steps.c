@@ -1085,6 +1085,103 @@ static int do_run(struct step *s)
 	return finish(s, ok);
 }
 
+/* ---- save ---- */
+
+/*
+ * save "GUEST" "HOST": the file's bytes as `data LINE OFFSET BASE64`
+ * lines, then the result with bytes= and crc32=, which the host checks
+ * before it writes HOST (plan.h).  The file is read whole first: a file
+ * over PLAN_SAVE_MAX fails the step before anything is sent, and one that
+ * still grows (a capture running in the background) is cut where it was.
+ * The read does not block: a file with nothing to give now (usbmon's
+ * text interface, a FIFO) ends there.
+ */
+static int do_save(struct step *s)
+{
+	char path[PATH_MAX], err[256];
+	char enc[PLAN_DATA_CHUNK / 3 * 4 + 8];
+	size_t len = 0, cap = 65536, off;
+	unsigned int crc;
+	char *buf;
+	ssize_t n;
+	int fd;
+
+	if (s->n != 2 || !s->a[0].quoted || !s->a[1].quoted)
+		return bad_plan(s, "want \"GUESTPATH\" \"HOSTPATH\"");
+	strfmt(s->desc, sizeof(s->desc), "save %.250s to %.250s", s->a[0].s,
+	       s->a[1].s);
+	if (subst(s->a[0].s, path, sizeof(path), err, sizeof(err))) {
+		strfmt(s->saw, sizeof(s->saw), "%s", err);
+		return finish(s, 0);
+	}
+	strfmt(s->desc, sizeof(s->desc), "save %.250s to %.250s", path,
+	       s->a[1].s);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		strfmt(s->saw, sizeof(s->saw), "%s: %s (%s)", path,
+		       errno_name(errno), strerror(errno));
+		return finish(s, 0);
+	}
+	buf = malloc(cap);
+	for (;;) {
+		if (!buf) {
+			close(fd);
+			strfmt(s->saw, sizeof(s->saw), "out of memory");
+			return finish(s, 0);
+		}
+		if (len == cap) {
+			char *nb = cap > PLAN_SAVE_MAX ? NULL :
+				   realloc(buf, cap * 2);
+
+			if (!nb) {
+				close(fd);
+				free(buf);
+				strfmt(s->saw, sizeof(s->saw), cap > PLAN_SAVE_MAX ?
+				       "%s is larger than %u MiB" :
+				       "out of memory reading %s", path,
+				       PLAN_SAVE_MAX >> 20);
+				return finish(s, 0);
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			break;	/* nothing more now: the file ends here */
+		if (n < 0) {
+			strfmt(s->saw, sizeof(s->saw), "read %s: %s (%s)", path,
+			       errno_name(errno), strerror(errno));
+			close(fd);
+			free(buf);
+			return finish(s, 0);
+		}
+		if (!n)
+			break;
+		len += (size_t)n;
+		if (len > PLAN_SAVE_MAX) {
+			close(fd);
+			free(buf);
+			strfmt(s->saw, sizeof(s->saw), "%s is larger than %u MiB",
+			       path, PLAN_SAVE_MAX >> 20);
+			return finish(s, 0);
+		}
+	}
+	close(fd);
+	for (off = 0; off < len; off += PLAN_DATA_CHUNK) {
+		size_t k = len - off < PLAN_DATA_CHUNK ? len - off :
+			   PLAN_DATA_CHUNK;
+
+		plan_b64_encode(enc, buf + off, k);
+		out_line("data %d %zu %s", s->line, off, enc);
+	}
+	crc = plan_crc32(0, buf, len);
+	free(buf);
+	strfmt(s->extra, sizeof(s->extra), "bytes=%zu crc32=%08x", len, crc);
+	return finish(s, 1);
+}
+
 int step_run(int line, const char *kind, const struct plan_tok *a, int n)
 {
 	struct step s = {
@@ -1122,5 +1219,7 @@ int step_run(int line, const char *kind, const struct plan_tok *a, int n)
 		return do_expect_dynid(&s);
 	if (!strcmp(kind, "run"))
 		return do_run(&s);
+	if (!strcmp(kind, "save"))
+		return do_save(&s);
 	return bad_plan(&s, "unknown step kind");
 }

@@ -246,3 +246,103 @@ int plan_parse_uint(const char *s, unsigned long max, unsigned long *out)
 	*out = v;
 	return 0;
 }
+
+/* ---- the data lines of a `save` (plan.h) ---- */
+
+static const char b64dig[] =
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+size_t plan_b64_len(size_t n)
+{
+	return (n + 2) / 3 * 4;
+}
+
+void plan_b64_encode(char *dst, const void *src, size_t n)
+{
+	const unsigned char *p = src;
+	size_t i;
+
+	for (i = 0; i + 2 < n; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 |
+			     p[i + 2];
+
+		*dst++ = b64dig[v >> 18];
+		*dst++ = b64dig[(v >> 12) & 63];
+		*dst++ = b64dig[(v >> 6) & 63];
+		*dst++ = b64dig[v & 63];
+	}
+	if (i < n) {
+		uint32_t v = (uint32_t)p[i] << 16 |
+			     (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0);
+
+		*dst++ = b64dig[v >> 18];
+		*dst++ = b64dig[(v >> 12) & 63];
+		*dst++ = i + 1 < n ? b64dig[(v >> 6) & 63] : '=';
+		*dst++ = '=';
+	}
+	*dst = '\0';
+}
+
+static int b64val(char c)
+{
+	const char *p = c ? strchr(b64dig, c) : NULL;
+
+	return p ? (int)(p - b64dig) : -1;
+}
+
+long plan_b64_decode(void *dst, size_t size, const char *s)
+{
+	unsigned char *out = dst;
+	size_t len = strlen(s), w = 0, i;
+
+	if (len % 4)
+		return -EINVAL;
+	for (i = 0; i < len; i += 4) {
+		int a = b64val(s[i]), b = b64val(s[i + 1]);
+		int c = b64val(s[i + 2]), d = b64val(s[i + 3]);
+		bool last = i + 4 == len;
+		size_t n = 3;
+		uint32_t v;
+
+		if (a < 0 || b < 0)
+			return -EINVAL;
+		if (last && s[i + 3] == '=') {
+			n = s[i + 2] == '=' ? 1 : 2;
+			if (n == 2 && c < 0)
+				return -EINVAL;
+		} else if (c < 0 || d < 0) {
+			return -EINVAL;	/* '=' inside, or a stray byte */
+		}
+		if (w + n > size)
+			return -ENOSPC;
+		v = (uint32_t)a << 18 | (uint32_t)b << 12 |
+		    (uint32_t)(c < 0 ? 0 : c) << 6 | (uint32_t)(d < 0 ? 0 : d);
+		out[w++] = (unsigned char)(v >> 16);
+		if (n > 1)
+			out[w++] = (unsigned char)(v >> 8);
+		if (n > 2)
+			out[w++] = (unsigned char)v;
+	}
+	return (long)w;
+}
+
+unsigned int plan_crc32(unsigned int crc, const void *p, size_t n)
+{
+	static uint32_t table[256];
+	const unsigned char *c = p;
+
+	/* filled on first use; racing fillers write the same values */
+	if (!table[1]) {
+		for (uint32_t i = 0; i < 256; i++) {
+			uint32_t v = i;
+
+			for (int k = 0; k < 8; k++)
+				v = v >> 1 ^ (0xedb88320u & -(v & 1));
+			table[i] = v;
+		}
+	}
+	crc = ~crc;
+	while (n--)
+		crc = table[(crc ^ *c++) & 0xff] ^ crc >> 8;
+	return ~crc;
+}

@@ -62,4 +62,36 @@ int plan_split(char *line, struct plan_tok *toks, size_t max_toks,
  */
 int plan_parse_uint(const char *s, unsigned long max, unsigned long *out);
 
+/*
+ * A `save` step's file travels as result lines (docs/harness-design.md,
+ * "Results"):
+ *
+ *	data LINE OFFSET BASE64		one chunk, in file order
+ *	ok LINE "..." bytes=N crc32=XXXXXXXX
+ *
+ * BASE64 is RFC 4648 with '=' padding (a bare word: no blank, no quote),
+ * at most PLAN_DATA_CHUNK decoded bytes; OFFSET is the chunk's first byte
+ * in the file.  The host checks that the chunks are contiguous and that
+ * their count and CRC match the result before it writes the file.
+ */
+#define PLAN_SAVE_MAX	(16u << 20)	/* bytes of one saved file */
+#define PLAN_DATA_CHUNK	2700		/* decoded bytes of one data line
+					 * (3600 encoded: fits a line) */
+
+/* Characters plan_b64_encode() writes for n bytes (NUL excluded). */
+size_t plan_b64_len(size_t n);
+
+/* Encode n bytes of src into dst, which holds plan_b64_len(n) + 1. */
+void plan_b64_encode(char *dst, const void *src, size_t n);
+
+/*
+ * Decode the NUL-terminated s (whole groups of 4, padding only at the
+ * end) into dst[size].  Returns the byte count, or -EINVAL (not base64)
+ * or -ENOSPC (does not fit).
+ */
+long plan_b64_decode(void *dst, size_t size, const char *s);
+
+/* CRC-32 (IEEE 802.3, as zlib's crc32()): start with crc 0. */
+unsigned int plan_crc32(unsigned int crc, const void *p, size_t n);
+
 #endif /* USBRIG_PLAN_H */

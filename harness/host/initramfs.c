@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 /* Bump when the layout or /init changes: it is part of the cache key. */
-#define INITRAMFS_FORMAT	"usbrig-initramfs-3"
+#define INITRAMFS_FORMAT	"usbrig-initramfs-4"
 
 #define CAPTURE_MAX	(1024 * 1024)	/* stdout of ldd/modprobe/busybox */
 #define FILES_MAX	4096
@@ -43,6 +43,8 @@ static const char init_script[] =
 	"export PATH=/usr/sbin:/usr/bin:/sbin:/bin\n"
 	"mount -t proc proc /proc\n"
 	"mount -t sysfs sysfs /sys\n"
+	"# usbmon's text interface lives in debugfs (usb/usbmon/Nu)\n"
+	"mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null\n"
 	"mount -t devtmpfs devtmpfs /dev\n"
 	"mount -t tmpfs tmpfs /tmp\n"
 	"mount -t tmpfs tmpfs /run\n"
@@ -465,6 +467,61 @@ static int add_modules(struct build *b, const char *root, const char *kver)
 	return show_depends(b, root, kver, o->modules, o->n_modules, true);
 }
 
+/* ---- guest tools (`requires tool NAME`) ---- */
+
+static const char *const lsusb_paths[] = {
+	"/usr/bin/lsusb", "/usr/sbin/lsusb", "/bin/lsusb", NULL };
+static const char *const tcpdump_paths[] = {
+	"/usr/bin/tcpdump", "/usr/sbin/tcpdump", "/sbin/tcpdump", NULL };
+/* lsusb names vendors and products from udev's hwdb, classes from usb.ids
+ * (in the base) */
+static const char *const hwdb_paths[] = {
+	"/usr/lib/udev/hwdb.bin", "/lib/udev/hwdb.bin", "/etc/udev/hwdb.bin",
+	NULL };
+
+const char *initramfs_tool_path(const char *name)
+{
+	if (!strcmp(name, "lsusb"))
+		return first_existing(lsusb_paths);
+	if (!strcmp(name, "tcpdump"))
+		return first_existing(tcpdump_paths);
+	return NULL;
+}
+
+/*
+ * Each tool with its libraries; lsusb with the hwdb.  tcpdump started as
+ * root drops to the user `tcpdump` (Debian builds it --with-user), which
+ * the /etc/passwd of stage_all() provides; its libpcap reads usbmon
+ * through /dev/usbmonN (the usbmon module, `modprobe usbmon`).
+ */
+static int add_tools(struct build *b)
+{
+	const struct initramfs_opts *o = b->o;
+	const char *src, *hwdb;
+	char dst[PATH_MAX];
+	int ret;
+
+	for (size_t k = 0; k < o->n_tools; k++) {
+		hash_str(&b->hash, o->tools[k]);
+		src = initramfs_tool_path(o->tools[k]);
+		if (!src)
+			return fail(b, -ENOENT, "no guest tool %s on this host (apt-get install %s)",
+				    o->tools[k], !strcmp(o->tools[k], "lsusb") ?
+				    "usbutils" : o->tools[k]);
+		snprintf(dst, sizeof(dst), "usr/bin/%s", o->tools[k]);
+		ret = add_elf(b, src, dst);
+		if (ret)
+			return ret;
+		if (!strcmp(o->tools[k], "lsusb") &&
+		    (hwdb = first_existing(hwdb_paths))) {
+			ret = add_file(b, hwdb, "usr/lib/udev/hwdb.bin");
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
 /* ---- the cpio writer ---- */
 
 struct cpio {
@@ -722,6 +779,29 @@ static int stage_all(struct build *b, const char *root, const char *kver)
 	ret = stage_busybox_links(b, b->files[0].dst);
 	if (ret)
 		return ret;
+	{
+		static const char *const etc[][2] = {
+			{ "etc/passwd", "root:x:0:0:root:/root:/bin/sh\n"
+			  "tcpdump:x:100:100:tcpdump:/tmp:/bin/false\n" },
+			{ "etc/group", "root:x:0:\ntcpdump:x:100:\n" },
+		};
+
+		for (i = 0; i < sizeof(etc) / sizeof(etc[0]); i++) {
+			ret = stage_path(b, etc[i][0], p, sizeof(p));
+			if (ret)
+				return ret;
+			fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+				  0644);
+			if (fd < 0)
+				return fail(b, -errno, "%s: %s", p,
+					    strerror(errno));
+			ret = write_all(fd, etc[i][1], strlen(etc[i][1]));
+			close(fd);
+			if (ret)
+				return fail(b, ret, "%s: %s", p,
+					    strerror(-ret));
+		}
+	}
 
 	ret = stage_path(b, "init", p, sizeof(p));
 	if (ret)
@@ -1009,6 +1089,9 @@ int initramfs_build(const struct initramfs_opts *o, char *err, size_t errlen)
 			path);
 	}
 	ret = add_modules(&b, root, o->kver);
+	if (ret)
+		goto out;
+	ret = add_tools(&b);
 	if (ret)
 		goto out;
 

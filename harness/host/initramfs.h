@@ -12,7 +12,9 @@
  *     /init, busybox + applet links, usbip, usbipd (when installed),
  *     usb.ids, usbrig-agent, usbrig-gadget, their libraries and the
  *     dynamic loader, the requested modules with their dependencies
- *     (modprobe --show-depends) depmod'ed;
+ *     (modprobe --show-depends) depmod'ed, and the guest tools the
+ *     scenarios ask for (`requires tool`: lsusb with udev's hwdb, tcpdump)
+ *     with their libraries, so a run without them keeps its small base;
  *  2. the tail, written fresh each time: /usbrig/plan and
  *     /usbrig/gadgets/<basename> for every gadget script, and the
  *     scenarios' `file` statements (each at its guest path, with the
@@ -42,6 +44,10 @@ struct initramfs_opts {
 	size_t n_modules;
 	const char *const *gadgets;	/* host paths of gadget scripts */
 	size_t n_gadgets;
+	const char *const *tools;	/* `requires tool` names (lsusb,
+					 * tcpdump): into the base, with their
+					 * libraries and data */
+	size_t n_tools;
 	const struct initramfs_file *files;	/* into the tail */
 	size_t n_files;
 	const char *plan_path;		/* NULL: no plan */
@@ -55,6 +61,13 @@ struct initramfs_opts {
  * NIC for --gadget-on-host. */
 #define INITRAMFS_BASE_MODULES \
 	"virtio_pci", "virtio_console", "virtio_net", "vhci-hcd"
+
+/*
+ * The host program a guest tool comes from (for `requires tool NAME`):
+ * its path, or NULL when the host has none (the scenario is skipped) or
+ * the name is unknown.
+ */
+const char *initramfs_tool_path(const char *name);
 
 /*
  * Build o->out_path.  Returns 0, or -errno with a message in err

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "initramfs.h"
+#include "repro.h"
 #include "report.h"
 #include "run.h"
 #include "scenario.h"
@@ -31,6 +32,7 @@
 
 static const char usage[] =
 "usage: usbrig [options] SCENARIO|DIR...\n"
+"       usbrig repro DUMP [options]   (usbrig repro --help)\n"
 "Run scenario files (tests/scenarios/*.scenario) in QEMU guests and print\n"
 "KTAP on stdout; the last line is \"N passed, N failed, N skipped\".\n"
 "A DIR stands for its *.scenario files.\n"
@@ -50,6 +52,9 @@ static const char usage[] =
 "  --gadget-on-host     serve gadgets from the host (guestfwd, debugging)\n"
 "  --timeout S          budget of scenarios without `timeout` (default 60)\n"
 "  --boot-timeout S     boot until the agent's first line (default 60)\n"
+"  --save-dir DIR       where `save` steps put relative host paths:\n"
+"                       DIR/<scenario name>/PATH (default: saved/ next to\n"
+"                       the usbrig binary)\n"
 "  --keep               keep every boot's work dir under build/runs/\n"
 "                       (default: only boots with a failure are kept)\n"
 "  --check              parse and check the scenarios only, run nothing\n"
@@ -68,6 +73,7 @@ struct opts {
 	const char **filters;
 	int n_filters;
 	const char *junit;
+	const char *save_dir;
 	bool transcript, bench, gadget_on_host, keep, check, plan;
 	unsigned int timeout_s, boot_timeout_s;
 	int verbose;
@@ -198,7 +204,7 @@ static bool is_dir(const char *path)
 
 /* The repository root: $USBRIG_ROOT, or the nearest ancestor of the
  * binary's folder holding harness/host, or the current directory. */
-static void find_root(const char *bin_dir, char *buf, size_t size)
+void find_root(const char *bin_dir, char *buf, size_t size)
 {
 	const char *env = getenv("USBRIG_ROOT");
 	char cand[PATH_MAX], probe[PATH_MAX + 32];
@@ -234,9 +240,8 @@ static void find_root(const char *bin_dir, char *buf, size_t size)
  * 1 when name is not one of these words, 0 when resolved, -errno (message
  * printed) when the build is missing.
  */
-static int resolve_patched(const char *name, const char *root,
-			   char *kernel, size_t ksize, char *modules,
-			   size_t msize)
+int resolve_patched(const char *name, const char *root, char *kernel,
+		    size_t ksize, char *modules, size_t msize)
 {
 	const char *env = getenv("USBRIG_KERNEL_DIR");
 	const char *flavour_dir, *target;
@@ -490,6 +495,7 @@ enum {
 	OPT_KERNEL = 256, OPT_MODULES, OPT_JOBS, OPT_SHARD, OPT_FILTER,
 	OPT_JUNIT, OPT_TRANSCRIPT, OPT_BENCH, OPT_GADGET_ON_HOST, OPT_TIMEOUT,
 	OPT_BOOT_TIMEOUT, OPT_KEEP, OPT_CHECK, OPT_PLAN, OPT_HELP,
+	OPT_SAVE_DIR,
 };
 
 static const struct option long_opts[] = {
@@ -505,6 +511,7 @@ static const struct option long_opts[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "boot-timeout", required_argument, NULL, OPT_BOOT_TIMEOUT },
 	{ "keep", no_argument, NULL, OPT_KEEP },
+	{ "save-dir", required_argument, NULL, OPT_SAVE_DIR },
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "plan", no_argument, NULL, OPT_PLAN },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -578,6 +585,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_KEEP:
 			o->keep = true;
 			break;
+		case OPT_SAVE_DIR:
+			o->save_dir = optarg;
+			break;
 		case OPT_CHECK:
 			o->check = true;
 			break;
@@ -604,6 +614,7 @@ int main(int argc, char **argv)
 	char self[PATH_MAX], bin_dir[PATH_MAX], root[PATH_MAX];
 	char gadget_bin[PATH_MAX + 32], cache_dir[PATH_MAX + 32];
 	char runs_dir[PATH_MAX + 32], kernel[PATH_MAX], kver[256];
+	char save_dir[PATH_MAX + 32];
 	char patched_mods[PATH_MAX], kconfig[PATH_MAX];
 	bool patched = false;
 	struct checker ck = { 0 };
@@ -615,6 +626,8 @@ int main(int argc, char **argv)
 	int i, n = 0, errors = 0, ret = EXIT_USAGE, passed, failed, skipped;
 	ssize_t len;
 
+	if (argc > 1 && !strcmp(argv[1], "repro"))
+		return repro_main(argc - 1, argv + 1);
 	if (parse_opts(argc, argv, &o))
 		return EXIT_USAGE;
 	if (optind == argc) {
@@ -631,6 +644,7 @@ int main(int argc, char **argv)
 	snprintf(gadget_bin, sizeof(gadget_bin), "%s/usbrig-gadget", bin_dir);
 	snprintf(cache_dir, sizeof(cache_dir), "%s/cache", bin_dir);
 	snprintf(runs_dir, sizeof(runs_dir), "%s/runs", bin_dir);
+	snprintf(save_dir, sizeof(save_dir), "%s/saved", bin_dir);
 	ck.gadget_bin = gadget_bin;
 
 	/* 1. load everything; report every broken file, then stop */
@@ -735,6 +749,7 @@ int main(int argc, char **argv)
 		.bin_dir = bin_dir,
 		.cache_dir = cache_dir,
 		.runs_dir = runs_dir,
+		.save_dir = o.save_dir ? o.save_dir : save_dir,
 		.jobs = o.jobs,
 		.boot_timeout_s = o.boot_timeout_s,
 		.gadget_on_host = o.gadget_on_host,

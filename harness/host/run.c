@@ -7,6 +7,9 @@
  *	A <agent line>			a result line, verbatim
  *	C "what" "excerpt"		vm_cb.crash
  *	E <enum vm_end>			vm_run() returned
+ * A `save` step's file comes as `data` lines before its result
+ * (harness/common/plan.h); the parent gathers them per job and writes the
+ * file when the result's bytes= and crc32= agree with what came.
  * The parent keeps, per job, the running scenario (`begin` seen, `end`
  * not yet) and the last ended one, which stays open until the next
  * `begin` or the end of the boot: a crash report that arrives in between
@@ -43,6 +46,14 @@
 					 * this also covers the initramfs */
 #define GRACE_IDLE_S		30
 
+/* The `data` lines of the running `save` step of a job. */
+struct save_buf {
+	int line;		/* its step's line, 0 none */
+	unsigned char *buf;
+	size_t len, cap;
+	char bad[256];		/* why the chunks cannot be trusted, or "" */
+};
+
 struct job {
 	int id;
 	int *idx;		/* report indexes, in run order */
@@ -64,6 +75,7 @@ struct job {
 	double t_spawn, t_line, t_begin;
 	unsigned int idle_s;
 	bool boot_failed;	/* some scenario of this boot failed */
+	struct save_buf save;
 	int dead_boots;		/* boots in a row where nothing began */
 };
 
@@ -214,6 +226,13 @@ void run_preflight(struct scenario *const *sc, int n, struct report *r,
 			    module_known(o, q->arg) == 0)
 				rp_skip(res, "%smodule %s is not available "
 					"for %s", why, q->arg, o->kver);
+			if (q->kind == SC_REQ_TOOL &&
+			    !initramfs_tool_path(q->arg))
+				rp_skip(res, "%s:%d: the host has no %s to "
+					"put in the guest (apt-get install %s)",
+					s->file, q->line, q->arg,
+					!strcmp(q->arg, "lsusb") ? "usbutils" :
+					q->arg);
 			if (q->kind == SC_REQ_CONFIG &&
 			    config_set(o, q->arg) == 0)
 				rp_skip(res, "%s:%d: %s is not set in %s "
@@ -360,9 +379,9 @@ static void fail_now(struct run *ru, struct job *j, int idx,
 static int spawn_boot(struct run *ru, struct job *j)
 {
 	const struct run_opts *o = ru->o;
-	const char **gadgets = NULL, **modules = NULL;
+	const char **gadgets = NULL, **modules = NULL, **tools = NULL;
 	struct initramfs_file *files = NULL;
-	size_t n_g = 0, n_m = 0, n_f = 0;
+	size_t n_g = 0, n_m = 0, n_f = 0, n_t = 0;
 	char plan[PATH_MAX + 96];
 	unsigned int max_t = 0;
 	struct vm_opts vo;
@@ -393,7 +412,8 @@ static int spawn_boot(struct run *ru, struct job *j)
 	gadgets = calloc((size_t)n_rem * SC_GADGETS_MAX + 1, sizeof(*gadgets));
 	modules = calloc((size_t)n_rem * SC_STEPS_MAX + 1, sizeof(*modules));
 	files = calloc((size_t)n_rem * SC_FILES_MAX + 1, sizeof(*files));
-	if (!gadgets || !modules || !files) {
+	tools = calloc((size_t)n_rem * 4 + 1, sizeof(*tools));
+	if (!gadgets || !modules || !files || !tools) {
 		fclose(f);
 		ret = -ENOMEM;
 		goto err_all;
@@ -429,6 +449,11 @@ static int spawn_boot(struct run *ru, struct job *j)
 					.dst = s->files[k].dst,
 				};
 		}
+		for (k = 0; k < s->n_reqs; k++)
+			if (s->reqs[k].kind == SC_REQ_TOOL &&
+			    n_t < (size_t)n_rem * 4 &&
+			    !in_list(tools, n_t, s->reqs[k].arg))
+				tools[n_t++] = s->reqs[k].arg;
 		for (k = 0; k < s->n_steps; k++)
 			if (s->steps[k].kind == SC_MODPROBE &&
 			    !in_list(modules, n_m, s->steps[k].path))
@@ -448,6 +473,8 @@ static int spawn_boot(struct run *ru, struct job *j)
 		.n_files = n_f,
 		.modules = modules,
 		.n_modules = n_m,
+		.tools = tools,
+		.n_tools = n_t,
 		.bin_dir = o->bin_dir,
 		.cache_dir = o->cache_dir,
 		.work_dir = j->dir,
@@ -493,6 +520,7 @@ static int spawn_boot(struct run *ru, struct job *j)
 	free(gadgets);
 	free(modules);
 	free(files);
+	free(tools);
 	free(rem);
 	return 0;
 err_all:
@@ -507,6 +535,7 @@ err_all:
 	free(gadgets);
 	free(modules);
 	free(files);
+	free(tools);
 	free(rem);
 	return ret;
 }
@@ -667,6 +696,169 @@ static int find_in_job(struct run *ru, struct job *j, const char *name)
 	return -1;
 }
 
+/* ---- save -------------------------------------------------------------- */
+
+static void save_reset(struct save_buf *sv)
+{
+	free(sv->buf);
+	memset(sv, 0, sizeof(*sv));
+}
+
+/* data LINE OFFSET BASE64 */
+static void on_data(struct job *j, const struct plan_tok *t, int n)
+{
+	struct save_buf *sv = &j->save;
+	unsigned long line, off;
+	long k;
+
+	if (n != 4 || plan_parse_uint(t[1].s, INT_MAX, &line) ||
+	    plan_parse_uint(t[2].s, PLAN_SAVE_MAX, &off)) {
+		snprintf(sv->bad, sizeof(sv->bad), "a malformed data line");
+		return;
+	}
+	if (sv->line != (int)line) {
+		save_reset(sv);
+		sv->line = (int)line;
+	}
+	if (sv->bad[0])
+		return;
+	if (off != sv->len) {
+		snprintf(sv->bad, sizeof(sv->bad), "data at offset %lu where "
+			 "%zu was due (a line lost?)", off, sv->len);
+		return;
+	}
+	if (sv->len + PLAN_DATA_CHUNK > sv->cap) {
+		size_t cap = sv->cap ? sv->cap * 2 : 65536;
+		unsigned char *nb;
+
+		if (cap > PLAN_SAVE_MAX + PLAN_DATA_CHUNK)
+			cap = PLAN_SAVE_MAX + PLAN_DATA_CHUNK;
+		nb = sv->len + PLAN_DATA_CHUNK > cap ? NULL :
+		     realloc(sv->buf, cap);
+		if (!nb) {
+			snprintf(sv->bad, sizeof(sv->bad), "more than %u MiB, "
+				 "or out of memory", PLAN_SAVE_MAX >> 20);
+			return;
+		}
+		sv->buf = nb;
+		sv->cap = cap;
+	}
+	k = plan_b64_decode(sv->buf + sv->len, PLAN_DATA_CHUNK, t[3].s);
+	if (k <= 0) {
+		snprintf(sv->bad, sizeof(sv->bad), "bad base64 at offset %lu",
+			 off);
+		return;
+	}
+	sv->len += (size_t)k;
+}
+
+static int write_file(const char *path, const void *buf, size_t len)
+{
+	char tmp[PATH_MAX + 32], dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int fd, ret = 0;
+
+	if (slash && slash > path) {
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+		ret = mkdir_p(dir);
+		if (ret)
+			return ret;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	while (len && !ret) {
+		ssize_t w = write(fd, buf, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			ret = -errno;
+		else {
+			buf = (const char *)buf + w;
+			len -= (size_t)w;
+		}
+	}
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
+/* A number after "key=" in the key=value words kv, or -1. */
+static long long kv_num(const char *kv, const char *key, int base)
+{
+	const char *p = kv;
+	size_t n = strlen(key);
+
+	while ((p = strstr(p, key))) {
+		if ((p == kv || p[-1] == ' ') && p[n] == '=')
+			return strtoll(p + n + 1, NULL, base);
+		p += n;
+	}
+	return -1;
+}
+
+/*
+ * The result of a `save` step: write its file when the agent says ok and
+ * the data agrees, else turn the result into a failure (saw filled).  A
+ * failed or skipped save removes what an earlier run left at the path, so
+ * that nothing stale passes for this run's file.
+ */
+static enum rp_res on_save_result(struct run *ru, struct job *j,
+				  struct rp_result *res,
+				  const struct sc_step *st, enum rp_res what,
+				  const char *kv, char *saw, size_t size)
+{
+	struct save_buf *sv = &j->save;
+	char path[PATH_MAX];
+	long long bytes = kv_num(kv, "bytes", 10);
+	long long crc = kv_num(kv, "crc32", 16);
+	size_t len = sv->line == st->line ? sv->len : 0;
+	int ret;
+
+	if (scenario_save_path(path, sizeof(path), ru->o->save_dir, res->sc,
+			       st) < 0) {
+		snprintf(saw, size, "the host path is too long");
+		what = RP_FAIL;
+		goto out;
+	}
+	if (what != RP_PASS) {
+		unlink(path);
+		goto out;
+	}
+	what = RP_FAIL;
+	if (sv->line == st->line && sv->bad[0])
+		snprintf(saw, size, "the file's data lines: %s", sv->bad);
+	else if (bytes < 0 || crc < 0)
+		snprintf(saw, size, "the result has no bytes= and crc32=");
+	else if ((size_t)bytes != len)
+		snprintf(saw, size, "%lld bytes sent, %zu arrived", bytes, len);
+	else if ((unsigned int)crc != plan_crc32(0, sv->buf, len))
+		snprintf(saw, size, "CRC mismatch: sent %08llx, arrived %08x",
+			 crc, plan_crc32(0, sv->buf, len));
+	else if ((ret = write_file(path, sv->buf, len)))
+		snprintf(saw, size, "cannot write %s: %s", path,
+			 strerror(-ret));
+	else
+		what = RP_PASS;
+	if (what == RP_PASS) {
+		char d[PATH_MAX + 64];
+
+		snprintf(d, sizeof(d), "saved %zu bytes to %s", len, path);
+		rp_diag(ru->r, res, d);
+	} else {
+		unlink(path);
+	}
+out:
+	save_reset(sv);
+	return what;
+}
+
 /* key=value words after the fixed fields, joined by spaces */
 static void join_kv(const struct plan_tok *t, int from, int n, char *buf,
 		    size_t size)
@@ -718,6 +910,7 @@ static void on_agent_line(struct run *ru, struct job *j, char *line)
 			goto unknown;
 		j->cur = idx;
 		j->n_begun++;
+		save_reset(&j->save);
 		j->console_off = console_size(j);
 		j->t_begin = now;
 		res = report_result(ru->r, idx);
@@ -757,16 +950,32 @@ static void on_agent_line(struct run *ru, struct job *j, char *line)
 				   t[0].s[0] == 'f' ? RP_FAIL : RP_SKIP;
 		const char *saw = NULL;
 
+		const struct sc_step *st;
+		char why[PATH_MAX + 512];
+
 		if (plan_parse_uint(t[1].s, INT_MAX, &ln))
 			goto unknown;
 		if (what != RP_PASS && n >= 4)
 			saw = t[3].s;
 		join_kv(t, what == RP_PASS ? 3 : 4, n, kv, sizeof(kv));
+		st = scenario_step_at(res->sc, (int)ln);
+		if (st && st->kind == SC_SAVE) {
+			enum rp_res w = on_save_result(ru, j, res, st, what,
+						       kv, why, sizeof(why));
+
+			if (w != what)
+				saw = why;
+			what = w;
+		}
 		rp_step(ru->r, res, (int)ln, what, t[2].s, saw, kv, now);
 		return;
 	}
 	if (!strcmp(t[0].s, "diag") && n >= 2) {
 		rp_diag(ru->r, res, t[1].s);
+		return;
+	}
+	if (!strcmp(t[0].s, "data")) {
+		on_data(j, t, n);
 		return;
 	}
 	if (!strcmp(t[0].s, "end") && n >= 2 &&
@@ -903,6 +1112,7 @@ static void end_boot(struct run *ru, struct job *j, int status)
 		nftw(plan, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 	}
 	free(rem);
+	save_reset(&j->save);
 	j->pid = 0;
 	if (j->fd >= 0)
 		close(j->fd);

@@ -29,6 +29,8 @@ struct run_opts {
 	const char *bin_dir;		/* usbrig-agent, usbrig-gadget */
 	const char *cache_dir;		/* initramfs cache */
 	const char *runs_dir;		/* work dirs: RUNS/<run>/jobK-bootB */
+	const char *save_dir;		/* `save` steps' relative host paths:
+					 * SAVE/<scenario name>/HOSTPATH */
 	unsigned int jobs;
 	unsigned int boot_timeout_s;
 	bool gadget_on_host;

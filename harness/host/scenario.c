@@ -101,8 +101,11 @@ static const char *const sc_kind_names[] = {
 	[SC_EXPECT_PROBE] = "expect-probe",
 	[SC_EXPECT_DYNID] = "expect-dynid",
 	[SC_RUN] = "run",
+	[SC_SAVE] = "save",
 	[SC_SAY] = "say",
 };
+
+const char *const sc_tools[] = { "lsusb", "tcpdump", NULL };
 
 const char *sc_kind_name(enum sc_kind kind)
 {
@@ -669,11 +672,26 @@ static int p_requires(struct parser *ps, struct cur *c)
 	r = &s->reqs[s->n_reqs];
 	memset(r, 0, sizeof(*r));
 	r->line = c->line;
-	ret = bare(c, "`module NAME`, `kernel patched` or `config NAME`", buf,
-		   sizeof(buf), &at);
+	ret = bare(c, "`module NAME`, `kernel patched`, `config NAME` or "
+		   "`tool NAME`", buf, sizeof(buf), &at);
 	if (ret)
 		return ret;
-	if (!strcmp(buf, "config")) {
+	if (!strcmp(buf, "tool")) {
+		size_t k;
+
+		r->kind = SC_REQ_TOOL;
+		ret = bare(c, "a tool name", buf, sizeof(buf), &at);
+		if (ret)
+			return ret;
+		for (k = 0; sc_tools[k] && strcmp(sc_tools[k], buf); k++)
+			;
+		if (!sc_tools[k])
+			return fail_at(c, at, "unknown tool '%s' (known: "
+				       "lsusb, tcpdump)", buf);
+		r->arg = strdup(buf);
+		if (!r->arg)
+			return -ENOMEM;
+	} else if (!strcmp(buf, "config")) {
 		const char *name = buf, *p;
 
 		r->kind = SC_REQ_CONFIG;
@@ -714,7 +732,7 @@ static int p_requires(struct parser *ps, struct cur *c)
 				       "(known: patched)", buf);
 	} else {
 		return fail_at(c, at, "unknown requirement '%s' (known: "
-			       "module, kernel, config)", buf);
+			       "module, kernel, config, tool)", buf);
 	}
 	r->col = cur_col(c, at);
 	s->n_reqs++;
@@ -1376,6 +1394,68 @@ static int p_run(struct parser *ps, struct cur *c)
 	return 0;
 }
 
+/*
+ * A host path for `save`: absolute, or relative without a ".." component
+ * (it stays inside the run's save folder); no empty one, no `${`.
+ */
+static const char *bad_host_path(const char *p)
+{
+	const char *q;
+
+	if (!*p)
+		return "is empty";
+	if (strlen(p) >= PATH_MAX_GUEST)
+		return "is too long";
+	if (strstr(p, "${"))
+		return "has a `${` (host paths take no substitutions)";
+	if (p[strlen(p) - 1] == '/')
+		return "names a folder";
+	for (q = p; *q; ) {
+		const char *e = strchr(q, '/');
+		size_t n = e ? (size_t)(e - q) : strlen(q);
+
+		if (n == 2 && q[0] == '.' && q[1] == '.' && p[0] != '/')
+			return "has a '..' component (a relative path stays "
+			       "in the save folder)";
+		q = e ? e + 1 : q + n;
+	}
+	return NULL;
+}
+
+/* save GUESTPATH HOSTPATH */
+static int p_save(struct parser *ps, struct cur *c)
+{
+	struct sc_step *st = new_step(ps, c, SC_SAVE);
+	const char *at, *hat, *why;
+	int ret, i;
+
+	if (!st)
+		return -EINVAL;
+	ret = text_arg(c, "the guest file", &st->path, &at);
+	if (ret)
+		return ret;
+	st->col = cur_col(c, at);
+	if (st->path[0] != '/' && strncmp(st->path, "${", 2))
+		return fail_at(c, at, "the guest file must be absolute");
+	ret = check_subst(ps, c, at, st->path);
+	if (ret)
+		return ret;
+	ret = text_arg(c, "the host path", &st->text, &hat);
+	if (ret)
+		return ret;
+	why = bad_host_path(st->text);
+	for (i = 0; !why && i < ps->s->n_steps - 1; i++)
+		if (ps->s->steps[i].kind == SC_SAVE &&
+		    !strcmp(ps->s->steps[i].text, st->text)) {
+			return fail_at(c, hat, "host path '%s' is already "
+				       "saved to on line %d", st->text,
+				       ps->s->steps[i].line);
+		}
+	if (why)
+		return fail_at(c, hat, "host path '%s' %s", st->text, why);
+	return need_end(c);
+}
+
 static int p_say(struct parser *ps, struct cur *c)
 {
 	struct sc_step *st = new_step(ps, c, SC_SAY);
@@ -1406,6 +1486,7 @@ static const struct {
 	{ "read", p_read },
 	{ "expect", p_expect },
 	{ "run", p_run },
+	{ "save", p_save },
 	{ "say", p_say },
 };
 
@@ -1897,6 +1978,10 @@ int scenario_format_step(char *buf, size_t size, const struct scenario *s,
 			put_word(&o, "-");
 		put_uint(&o, st->timeout_ms);
 		break;
+	case SC_SAVE:
+		put_str(&o, st->path);
+		put_str(&o, st->text);
+		break;
 	case SC_SAY:
 		return -EINVAL;
 	}
@@ -1905,6 +1990,23 @@ int scenario_format_step(char *buf, size_t size, const struct scenario *s,
 		return -ENOSPC;
 	}
 	return (int)o.n;
+}
+
+int scenario_save_path(char *buf, size_t size, const char *save_dir,
+		       const struct scenario *s, const struct sc_step *st)
+{
+	int n;
+
+	if (st->kind != SC_SAVE || !st->text)
+		return -EINVAL;
+	if (st->text[0] == '/')
+		n = snprintf(buf, size, "%s", st->text);
+	else
+		n = snprintf(buf, size, "%s/%s/%s", save_dir, s->name,
+			     st->text);
+	if (n < 0 || (size_t)n >= size)
+		return -ENOSPC;
+	return n;
 }
 
 int scenario_write_plan(FILE *f, const struct scenario *s)

@@ -44,6 +44,7 @@ enum sc_kind {
 	SC_EXPECT_PROBE,	/* the usb_core trace events (patched kernel) */
 	SC_EXPECT_DYNID,	/* the same */
 	SC_RUN,
+	SC_SAVE,		/* a guest file to the host (run.c writes it) */
 	SC_SAY,			/* host only (transcript), never in the plan */
 };
 
@@ -77,9 +78,10 @@ struct sc_step {
 	unsigned int timeout_ms;
 	int timeout_col;	/* 0 when the timeout is the default */
 	char *path;		/* write, read, node: path; modprobe: module;
-				 * run: the command */
+				 * run: the command; save: the guest file */
 	char *text;		/* write: value; read, kmsg: text; run:
-				 * output (NULL: any); say: the text */
+				 * output (NULL: any); say: the text; save:
+				 * the host path as written */
 	char *driver;		/* bound, probe-error, probe, dynid */
 	char *src;		/* the statement as written, for reports */
 };
@@ -99,11 +101,13 @@ struct sc_file {
 	int line;
 };
 
-enum sc_req_kind { SC_REQ_MODULE, SC_REQ_PATCHED, SC_REQ_CONFIG };
+enum sc_req_kind { SC_REQ_MODULE, SC_REQ_PATCHED, SC_REQ_CONFIG,
+		   SC_REQ_TOOL };
 
 struct sc_require {
 	enum sc_req_kind kind;
-	char *arg;		/* module name, "CONFIG_X", or NULL */
+	char *arg;		/* module name, "CONFIG_X", tool name, or
+				 * NULL */
 	int line;
 	int col;
 };
@@ -170,6 +174,19 @@ int scenario_format_step(char *buf, size_t size, const struct scenario *s,
 
 /* The step of line `line`, or NULL. */
 const struct sc_step *scenario_step_at(const struct scenario *s, int line);
+
+/*
+ * Guest tools `requires tool NAME` puts in the initramfs (with their
+ * libraries and data; harness/host/initramfs.c stages them).  NULL-ended.
+ */
+extern const char *const sc_tools[];
+
+/*
+ * Where a `save` step's file goes on the host: HOSTPATH as written when
+ * absolute, else save_dir/<scenario name>/HOSTPATH.  Length or -ENOSPC.
+ */
+int scenario_save_path(char *buf, size_t size, const char *save_dir,
+		       const struct scenario *s, const struct sc_step *st);
 
 /* The plan word of a kind ("expect-bound"). */
 const char *sc_kind_name(enum sc_kind kind);

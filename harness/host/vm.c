@@ -723,6 +723,7 @@ enum vm_end vm_run(const struct vm_opts *o, const struct vm_cb *cb)
 	io = (struct initramfs_opts){
 		.kver = kver, .modules_dir = o->modules_dir,
 		.modules = o->modules, .n_modules = o->n_modules,
+		.tools = o->tools, .n_tools = o->n_tools,
 		.gadgets = o->gadgets, .n_gadgets = o->n_gadgets,
 		.files = o->files, .n_files = o->n_files,
 		.plan_path = o->plan_path, .bin_dir = o->bin_dir,

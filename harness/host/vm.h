@@ -26,6 +26,8 @@ struct vm_opts {
 	const struct initramfs_file *files;	/* scenarios' `file`s, put
 						 * at their guest paths */
 	size_t n_files;
+	const char *const *tools;	/* `requires tool` names */
+	size_t n_tools;
 	const char *const *modules;	/* module names the plan may load
 					 * (with deps); vhci-hcd always */
 	size_t n_modules;

@@ -193,6 +193,64 @@ static void cpio_walk(const char *path, char *names, size_t size)
 	fclose(f);
 }
 
+/* ---- the data lines of a `save`: base64 and CRC-32 ---- */
+
+static void test_b64(void **state)
+{
+	/* RFC 4648 section 10 */
+	static const char *const vec[][2] = {
+		{ "", "" }, { "f", "Zg==" }, { "fo", "Zm8=" },
+		{ "foo", "Zm9v" }, { "foob", "Zm9vYg==" },
+		{ "fooba", "Zm9vYmE=" }, { "foobar", "Zm9vYmFy" },
+	};
+	unsigned char all[PLAN_DATA_CHUNK], back[PLAN_DATA_CHUNK];
+	char enc[PLAN_DATA_CHUNK / 3 * 4 + 1], dec[16];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(vec) / sizeof(vec[0]); i++) {
+		size_t n = strlen(vec[i][0]);
+
+		assert_int_equal(plan_b64_len(n), strlen(vec[i][1]));
+		plan_b64_encode(enc, vec[i][0], n);
+		assert_string_equal(enc, vec[i][1]);
+		assert_int_equal(plan_b64_decode(dec, sizeof(dec), enc),
+				 (long)n);
+		assert_memory_equal(dec, vec[i][0], n);
+	}
+	/* every byte value, NUL included, in a whole chunk */
+	for (i = 0; i < sizeof(all); i++)
+		all[i] = (unsigned char)(i * 7);
+	plan_b64_encode(enc, all, sizeof(all));
+	assert_int_equal(strlen(enc), PLAN_DATA_CHUNK / 3 * 4);
+	/* a data line fits a plan line: "data LINE OFFSET " + the chunk */
+	assert_true(strlen(enc) + 32 < PLAN_LINE_MAX);
+	assert_null(strpbrk(enc, " \t\""));
+	assert_int_equal(plan_b64_decode(back, sizeof(back), enc),
+			 PLAN_DATA_CHUNK);
+	assert_memory_equal(back, all, sizeof(all));
+
+	assert_int_equal(plan_b64_decode(dec, sizeof(dec), "Zm9"), -EINVAL);
+	assert_int_equal(plan_b64_decode(dec, sizeof(dec), "Zm=v"), -EINVAL);
+	assert_int_equal(plan_b64_decode(dec, sizeof(dec), "Zg==Zm9v"),
+			 -EINVAL);
+	assert_int_equal(plan_b64_decode(dec, sizeof(dec), "Z\"9v"), -EINVAL);
+	assert_int_equal(plan_b64_decode(dec, sizeof(dec), "=Zm9"), -EINVAL);
+	assert_int_equal(plan_b64_decode(dec, 2, "Zm9v"), -ENOSPC);
+	assert_int_equal(plan_b64_decode(dec, 2, "Zm8="), 2);
+}
+
+static void test_crc32(void **state)
+{
+	(void)state;
+	/* the check value of CRC-32/ISO-HDLC (zlib's crc32) */
+	assert_int_equal(plan_crc32(0, "123456789", 9), 0xcbf43926u);
+	assert_int_equal(plan_crc32(0, "", 0), 0);
+	/* chained: the same as in one go */
+	assert_int_equal(plan_crc32(plan_crc32(0, "1234", 4), "56789", 5),
+			 0xcbf43926u);
+}
+
 static void test_cpio_tree(void **state)
 {
 	char dir[] = "/tmp/usbrig-test-XXXXXX";
@@ -250,6 +308,8 @@ int main(void)
 		cmocka_unit_test(test_split_errors),
 		cmocka_unit_test(test_split_ok),
 		cmocka_unit_test(test_parse_uint),
+		cmocka_unit_test(test_b64),
+		cmocka_unit_test(test_crc32),
 		cmocka_unit_test(test_cpio_tree),
 		cmocka_unit_test(test_kernel_release),
 	};

@@ -350,7 +350,7 @@ static void test_errors(void **state)
 		  "'.')");
 	parse_err("requires firmware x\n",
 		  "t.scenario:1:10: unknown requirement 'firmware' (known: "
-		  "module, kernel, config)");
+		  "module, kernel, config, tool)");
 	parse_err("modprobe \"usb-storage\"\n",
 		  "t.scenario:1:10: expected a module name, not a quoted "
 		  "string");
@@ -681,6 +681,78 @@ static void test_file(void **state)
 		  "t.scenario:1:13: expected the guest path");
 }
 
+/* `save GUESTPATH HOSTPATH` and `requires tool NAME`: model, plan, where
+ * the file goes on the host, and the errors at file:line:col. */
+static void test_save(void **state)
+{
+	static const char text[] =
+		"requires tool lsusb\n"
+		"requires tool tcpdump\n"
+		"gadget g a.gadget\n"
+		"attach g\n"
+		"save \"/sys/bus/usb/devices/${g.dev}/descriptors\" g/descriptors\n"
+		"save /tmp/cap.pcap /abs/cap.pcap   # absolute: as written\n";
+	char buf[PLAN_LINE_MAX + 1];
+	struct scenario *s;
+	char *plan;
+
+	(void)state;
+	s = parse_ok("/repo/tests/save-it.scenario", text);
+	assert_int_equal(s->n_reqs, 2);
+	assert_int_equal(s->reqs[0].kind, SC_REQ_TOOL);
+	assert_string_equal(s->reqs[0].arg, "lsusb");
+	assert_string_equal(s->reqs[1].arg, "tcpdump");
+	assert_int_equal(s->n_steps, 3);
+	assert_int_equal(s->steps[1].kind, SC_SAVE);
+	assert_string_equal(s->steps[1].path,
+			    "/sys/bus/usb/devices/${g.dev}/descriptors");
+	assert_string_equal(s->steps[1].text, "g/descriptors");
+	assert_int_equal(s->steps[1].col, 6);
+	plan = plan_of(s);
+	assert_non_null(strstr(plan,
+		"step 5 save \"/sys/bus/usb/devices/${g.dev}/descriptors\" "
+		"\"g/descriptors\"\n"
+		"step 6 save \"/tmp/cap.pcap\" \"/abs/cap.pcap\"\n"));
+	free(plan);
+	assert_int_equal(scenario_save_path(buf, sizeof(buf), "/b/saved", s,
+					    &s->steps[1]),
+			 (int)strlen("/b/saved/save-it/g/descriptors"));
+	assert_string_equal(buf, "/b/saved/save-it/g/descriptors");
+	assert_true(scenario_save_path(buf, sizeof(buf), "/b/saved", s,
+				       &s->steps[2]) > 0);
+	assert_string_equal(buf, "/abs/cap.pcap");
+	assert_int_equal(scenario_save_path(buf, 8, "/b/saved", s,
+					    &s->steps[1]), -ENOSPC);
+	assert_int_equal(scenario_save_path(buf, sizeof(buf), "/b", s,
+					    &s->steps[0]), -EINVAL);
+	scenario_free(s);
+
+	parse_err("save tmp/x y\n",
+		  "t.scenario:1:6: the guest file must be absolute");
+	parse_err("save /tmp/x\n",
+		  "t.scenario:1:12: expected the host path");
+	parse_err("save /tmp/x ../y\n",
+		  "t.scenario:1:13: host path '../y' has a '..' component (a relative path stays in the save folder)");
+	parse_err("save /tmp/x a/../../y\n",
+		  "t.scenario:1:13: host path 'a/../../y' has a '..' component (a relative path stays in the save folder)");
+	parse_err("save /tmp/x \"\"\n",
+		  "t.scenario:1:13: host path '' is empty");
+	parse_err("save /tmp/x d/\n",
+		  "t.scenario:1:13: host path 'd/' names a folder");
+	parse_err("save /tmp/x ${g.dev}\n",
+		  "t.scenario:1:13: host path '${g.dev}' has a `${` (host paths take no substitutions)");
+	parse_err("save /tmp/x a\nsave /tmp/y a\n",
+		  "t.scenario:2:13: host path 'a' is already saved to on line 1");
+	parse_err("gadget g a.gadget\nsave /sys/${g.dev}/descriptors d\n",
+		  "t.scenario:2:6: '${g.dev}': gadget 'g' is not attached at this point");
+	parse_err("save /tmp/x y z\n",
+		  "t.scenario:1:15: unexpected 'z' after the statement");
+	parse_err("requires tool gdb\nrun \"x\"\n",
+		  "t.scenario:1:15: unknown tool 'gdb' (known: lsusb, tcpdump)");
+	parse_err("requires toolz lsusb\nrun \"x\"\n",
+		  "t.scenario:1:10: unknown requirement 'toolz' (known: module, kernel, config, tool)");
+}
+
 /* The patched kernel's statements: requirements, `expect probe`,
  * `expect dynid-*`, EPROBE_DEFER, and what the plan says of them. */
 static void test_patched(void **state)
@@ -786,6 +858,7 @@ int main(void)
 		cmocka_unit_test(test_junit),
 		cmocka_unit_test(test_file),
 		cmocka_unit_test(test_patched),
+		cmocka_unit_test(test_save),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
