@@ -153,8 +153,9 @@ check-socket: $(GADGET_BIN) $(SOCKET_BINS)
 check-examples: $(GADGET_BIN)
 	$(GADGET_BIN) --check $(EXAMPLES)
 
-check-tools: $(GADGET_BIN)
+check-tools: $(GADGET_BIN) $(IMPORT_BIN)
 	tests/tools/usbip-list.sh $(GADGET_BIN) $(EXAMPLES)
+	tests/tools/import-errors.sh $(IMPORT_BIN)
 
 # The unit and socket tests again, built with ASan + UBSan.
 check-asan:
@@ -300,11 +301,15 @@ check-regressions: $(VM_BINS)
 # the same descriptors, the same lsusb text.  KTAP on stdout, files in
 # $(BUILD)/import-roundtrip/.  tests/import/roundtrip.sh --identity runs it
 # with copies of the originals for imports (the rig alone).
+# tests/import/devices.sh: the real devices of tests/data/devices/
+# (SOURCES.md) imported from their lsusb -v pastes, attached, and the
+# guest's lsusb -v of each compared field by field with the paste.
 # The guest needs the host's tcpdump (`requires tool tcpdump`).
 
 .PHONY: check-import
 check-import: $(VM_BINS) $(IMPORT_BIN)
 	tests/import/roundtrip.sh --build $(BUILD)
+	tests/import/devices.sh --build $(BUILD)
 
 # ---- repro ----
 # check-repro: `usbrig repro` on the dumps of tests/repro/ (tests/repro/

@@ -736,6 +736,7 @@ struct plan {
 	enum usbip_speed speed;
 	const char *speed_why;		/* NULL: from the dump */
 	bool raw[GD_MAX_CONFIGS];	/* write configuration i as raw */
+	bool qual_rule;			/* serve the dump's qualifier by a rule */
 	char raw_why[GD_MAX_CONFIGS][600];
 };
 
@@ -822,6 +823,16 @@ static int write_script(const struct imp_set *set, const struct imp_dev *d,
 			emit_config(o, d, &d->configs[i], pl->speed);
 		cfg_lines[i][1] = o->line;
 	}
+	/* The generated DEVICE_QUALIFIER repeats the device descriptor's
+	 * fields; a device whose own says otherwise gets it by a rule (an
+	 * explicit bmRequestType matches standard requests too). */
+	if (pl->qual_rule) {
+		out(o, "    control {\t# the device qualifier as the dump shows it\n");
+		out(o, "        bmRequestType 0x80; bRequest 0x06; wValue 0x0600; wIndex 0x0000\n");
+		out_bytes(o, 2, "reply", d->qualifier.data, d->qualifier.len,
+			  NULL);
+		out(o, "    }\n");
+	}
 	emit_rules(o, d);
 	out(o, "}\n");
 	return o->oom ? -ENOMEM : 0;
@@ -830,7 +841,7 @@ static int write_script(const struct imp_set *set, const struct imp_dev *d,
 /* compare what the script serves with the dump; -EINVAL and err on the
  * first difference, *bad_cfg set when it is in a configuration */
 static int compare(const struct imp_dev *d, const struct gd_device *dev,
-		   int *bad_cfg, struct imp_error *err)
+		   const struct plan *pl, int *bad_cfg, struct imp_error *err)
 {
 	static uint8_t buf[GD_DESC_MAX + 1];
 	size_t i, k;
@@ -858,6 +869,12 @@ static int compare(const struct imp_dev *d, const struct gd_device *dev,
 		if (n < 0 || (size_t)n != d->bos.len ||
 		    memcmp(buf, d->bos.data, n))
 			return imp_err(err, "the BOS descriptor differs");
+	}
+	if (d->qualifier.len && !pl->qual_rule) {
+		n = desc_qualifier(dev, buf, sizeof(buf));
+		if (n < 0 || (size_t)n != d->qualifier.len ||
+		    memcmp(buf, d->qualifier.data, n))
+			return -EAGAIN;
 	}
 	return 0;
 }
@@ -1047,7 +1064,7 @@ static int emit_dev(const struct imp_set *set, const struct imp_dev *d,
 
 	/* each round either proves the script or writes one more
 	 * configuration as raw bytes */
-	for (round = 0; round <= d->n_configs; round++) {
+	for (round = 0; round <= d->n_configs + 1; round++) {
 		struct out o = { 0 };
 		struct script_error se;
 		struct gd_device *dev = NULL;
@@ -1080,13 +1097,17 @@ static int emit_dev(const struct imp_set *set, const struct imp_dev *d,
 			free(o.buf);
 			return imp_err(err, "%s: out of memory", d->where);
 		}
-		ret = compare(d, dev, &bad, err);
+		ret = compare(d, dev, &pl, &bad, err);
 		gd_model_free(dev);
 		if (!ret) {
 			*text = o.buf;
 			return 0;
 		}
 		free(o.buf);
+		if (ret == -EAGAIN) {
+			pl.qual_rule = true;
+			continue;
+		}
 		if (bad < 0 || pl.raw[bad]) {
 			char msg[sizeof(err->msg)];
 

@@ -123,6 +123,7 @@ const struct imp_reader *imp_reader_sniff(const char *path, const uint8_t *buf,
 extern const struct imp_reader *const imp_readers[];
 
 /* ---- helpers shared by the readers (util.c) ---- */
+int imp_hexval(int c);		/* 0..15 for a hex digit, else -1 */
 int imp_err(struct imp_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));	/* fills err, returns -EINVAL */
 int imp_blob_put(struct imp_blob *b, const void *data, size_t len);

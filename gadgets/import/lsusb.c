@@ -21,9 +21,15 @@
  *   could not read them (`** UNAVAILABLE **`), a boot or vendor-defined
  *   one of the length the HID descriptor announces.
  *
- * Configurations are made self-consistent (wTotalLength, bNumInterfaces,
- * bNumEndpoints) and every such repair is noted.  `lsusb -t` lines in the
- * same paste give the speed and the bound drivers.
+ * What lsusb drops is put back where the rest of the text pins it down
+ * (UVC's class-specific status endpoint, still-image pattern counts, the
+ * SuperSpeed companion's wBytesPerInterval, UAS pipe descriptors printed
+ * as a name); configurations and the BOS are made self-consistent
+ * (wTotalLength, bNumInterfaces, bNumEndpoints, bNumDeviceCaps); a paste
+ * cut short is completed.  Every such repair is noted.  `lsusb -t` lines
+ * in the same paste, or 018's "Negotiated speed:", give the speed, and
+ * `lsusb -t` the bound drivers.  Quoted-printable pastes (mail) are
+ * decoded first.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,6 +39,7 @@
 #include <string.h>
 
 #include "import.h"
+#include "lsusb.h"
 
 #define LX_LINE_MAX	1024	/* longer lines are cut: no field is that long */
 #define LX_DESC_ROOM	320	/* one descriptor: bLength <= 255, plus what
@@ -52,17 +59,6 @@ struct lx_val {
 	uint8_t guid[16];
 	const char *rest;	/* the text after the value */
 };
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 static const char *skip_sp(const char *s)
 {
@@ -86,8 +82,8 @@ static const char *parse_guid(const char *s, uint8_t g[16])
 
 		if (*s == '-')
 			s++;
-		hi = hexval(s[0]);
-		lo = hi < 0 ? -1 : hexval(s[1]);
+		hi = imp_hexval(s[0]);
+		lo = hi < 0 ? -1 : imp_hexval(s[1]);
 		if (lo < 0)
 			return NULL;
 		g[order[i++]] = hi << 4 | lo;
@@ -107,10 +103,10 @@ static bool parse_val(const char *s, struct lx_val *v)
 	s = skip_sp(s);
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
 		p = s + 2;
-		if (hexval(*p) < 0 && *p == ' ')	/* "0x 9": %2x */
+		if (imp_hexval(*p) < 0 && *p == ' ')	/* "0x 9": %2x */
 			p = skip_sp(p);
-		for (; hexval(*p) >= 0 && v->ndig < 16; p++, v->ndig++)
-			n = n << 4 | hexval(*p);
+		for (; imp_hexval(*p) >= 0 && v->ndig < 16; p++, v->ndig++)
+			n = n << 4 | imp_hexval(*p);
 		if (!v->ndig)
 			return false;
 		v->kind = V_HEX;
@@ -127,21 +123,21 @@ static bool parse_val(const char *s, struct lx_val *v)
 		return true;
 	}
 	/* bcd is printed %2x.%02x: "f0.33" starts with a letter */
-	for (p = s; hexval(*p) >= 0 && p - s < 5; p++)
+	for (p = s; imp_hexval(*p) >= 0 && p - s < 5; p++)
 		;
-	if ((p == s || p - s > 4 || *p != '.' || hexval(p[1]) < 0) &&
+	if ((p == s || p - s > 4 || *p != '.' || imp_hexval(p[1]) < 0) &&
 	    (*s < '0' || *s > '9'))
 		return false;
 	p = s;
 	for (k = 0; *p >= '0' && *p <= '9' && k < 10; p++, k++)
 		n = n * 10 + (*p - '0');
-	if (*p != '.' && hexval(*p) >= 0)
-		for (; hexval(*p) >= 0; p++)
+	if (*p != '.' && imp_hexval(*p) >= 0)
+		for (; imp_hexval(*p) >= 0; p++)
 			;
-	if (*p == '.' && hexval(p[1]) >= 0) {
+	if (*p == '.' && imp_hexval(p[1]) >= 0) {
 		snprintf(v->ip, sizeof(v->ip), "%.*s", (int)(p - s), s);
 		s = ++p;
-		while (hexval(*p) >= 0 && p - s < 10)
+		while (imp_hexval(*p) >= 0 && p - s < 10)
 			p++;
 		snprintf(v->fp, sizeof(v->fp), "%.*s", (int)(p - s), s);
 		v->kind = V_DOT;
@@ -159,111 +155,12 @@ static unsigned long hex_of(const char *s)
 {
 	unsigned long n = 0;
 
-	for (; hexval(*s) >= 0; s++)
-		n = n << 4 | hexval(*s);
+	for (; imp_hexval(*s) >= 0; s++)
+		n = n << 4 | imp_hexval(*s);
 	return n;
 }
 
-/* bare hex bytes "05 24 06 00 01" (dump_bytes) */
-static size_t parse_hex_bytes(const char *s, uint8_t *out, size_t max)
-{
-	size_t n = 0;
-
-	for (;;) {
-		s = skip_sp(s);
-		if (s[0] == '0' && s[1] == 'x')
-			s += 2;
-		if (hexval(s[0]) < 0 || hexval(s[1]) < 0 ||
-		    (s[2] && s[2] != ' ' && s[2] != '\t'))
-			return n;
-		if (n < max)
-			out[n] = hexval(s[0]) << 4 | hexval(s[1]);
-		n++;
-		s += 2;
-	}
-}
-
 /* ---- descriptors being rebuilt ---- */
-
-enum lx_kind {
-	K_DEVICE, K_CONFIG, K_INTERFACE, K_ENDPOINT, K_IAD, K_SSCOMP,
-	K_QUALIFIER,
-	K_SEQ,		/* any other: fields in order, bLength printed */
-	K_CDC,		/* CDC functional: lsusb prints no bLength */
-	K_SSP,		/* SuperSpeedPlus capability: reserved fields unprinted */
-	K_HID,		/* the HID class descriptor (sequential, remembered) */
-};
-
-struct lx_slot {
-	const char *name;
-	uint8_t off, width;
-};
-
-static const struct lx_slot dev_slots[] = {
-	{ "bLength", 0, 1 }, { "bDescriptorType", 1, 1 }, { "bcdUSB", 2, 2 },
-	{ "bDeviceClass", 4, 1 }, { "bDeviceSubClass", 5, 1 },
-	{ "bDeviceProtocol", 6, 1 }, { "bMaxPacketSize0", 7, 1 },
-	{ "idVendor", 8, 2 }, { "idProduct", 10, 2 }, { "bcdDevice", 12, 2 },
-	{ "iManufacturer", 14, 1 }, { "iProduct", 15, 1 },
-	{ "iSerial", 16, 1 }, { "bNumConfigurations", 17, 1 }, { NULL, 0, 0 }
-};
-
-static const struct lx_slot cfg_slots[] = {
-	{ "bLength", 0, 1 }, { "bDescriptorType", 1, 1 },
-	{ "wTotalLength", 2, 2 }, { "bNumInterfaces", 4, 1 },
-	{ "bConfigurationValue", 5, 1 }, { "iConfiguration", 6, 1 },
-	{ "bmAttributes", 7, 1 }, { "MaxPower", 8, 1 }, { NULL, 0, 0 }
-};
-
-static const struct lx_slot intf_slots[] = {
-	{ "bLength", 0, 1 }, { "bDescriptorType", 1, 1 },
-	{ "bInterfaceNumber", 2, 1 }, { "bAlternateSetting", 3, 1 },
-	{ "bNumEndpoints", 4, 1 }, { "bInterfaceClass", 5, 1 },
-	{ "bInterfaceSubClass", 6, 1 }, { "bInterfaceProtocol", 7, 1 },
-	{ "iInterface", 8, 1 }, { NULL, 0, 0 }
-};
-
-static const struct lx_slot ep_slots[] = {
-	{ "bLength", 0, 1 }, { "bDescriptorType", 1, 1 },
-	{ "bEndpointAddress", 2, 1 }, { "bmAttributes", 3, 1 },
-	{ "wMaxPacketSize", 4, 2 }, { "bInterval", 6, 1 },
-	{ "bRefresh", 7, 1 }, { "bSynchAddress", 8, 1 }, { NULL, 0, 0 }
-};
-
-static const struct lx_slot iad_slots[] = {
-	{ "bLength", 0, 1 }, { "bDescriptorType", 1, 1 },
-	{ "bFirstInterface", 2, 1 }, { "bInterfaceCount", 3, 1 },
-	{ "bFunctionClass", 4, 1 }, { "bFunctionSubClass", 5, 1 },
-	{ "bFunctionProtocol", 6, 1 }, { "iFunction", 7, 1 }, { NULL, 0, 0 }
-};
-
-static const struct lx_slot sscomp_slots[] = {
-	{ "bLength", 0, 1 }, { "bDescriptorType", 1, 1 },
-	{ "bMaxBurst", 2, 1 }, { "bmAttributes", 3, 1 },
-	{ "wBytesPerInterval", 4, 2 }, { NULL, 0, 0 }
-};
-
-static const struct lx_slot qual_slots[] = {
-	{ "bLength", 0, 1 }, { "bDescriptorType", 1, 1 }, { "bcdUSB", 2, 2 },
-	{ "bDeviceClass", 4, 1 }, { "bDeviceSubClass", 5, 1 },
-	{ "bDeviceProtocol", 6, 1 }, { "bMaxPacketSize0", 7, 1 },
-	{ "bNumConfigurations", 8, 1 }, { NULL, 0, 0 }
-};
-
-/* fixed layouts: size and type of each, indexed by enum lx_kind */
-static const struct {
-	const struct lx_slot *slots;
-	uint8_t size, type;
-	const char *what;
-} layouts[] = {
-	[K_DEVICE] = { dev_slots, 18, 0x01, "device descriptor" },
-	[K_CONFIG] = { cfg_slots, 9, 0x02, "configuration descriptor" },
-	[K_INTERFACE] = { intf_slots, 9, 0x04, "interface descriptor" },
-	[K_ENDPOINT] = { ep_slots, 7, 0x05, "endpoint descriptor" },
-	[K_IAD] = { iad_slots, 8, 0x0b, "interface association" },
-	[K_SSCOMP] = { sscomp_slots, 6, 0x30, "SuperSpeed endpoint companion" },
-	[K_QUALIFIER] = { qual_slots, 10, 0x06, "device qualifier" },
-};
 
 struct lx_desc {
 	bool open;
@@ -275,7 +172,6 @@ struct lx_desc {
 	int blength;		/* printed bLength; -1 not (yet) printed */
 	unsigned int ctl_size;	/* last bControlSize: width of bm* fields */
 	bool overflow;
-	uint8_t subtype;	/* K_CDC */
 };
 
 /* the HID descriptor of the current interface, for its report */
@@ -284,7 +180,6 @@ struct lx_hid {
 	uint8_t intf, subclass, proto;
 	uint16_t rlen;		/* wDescriptorLength of the report */
 	size_t rlen_off;	/* where it lies in the configuration */
-	unsigned int line;
 };
 
 struct lx_tree {
@@ -292,7 +187,6 @@ struct lx_tree {
 	enum usbip_speed speed;
 	char driver[64];
 };
-
 
 enum lx_target {
 	T_NONE,		/* descriptors here belong to nothing: dropped */
@@ -375,40 +269,6 @@ static uint16_t dev_bcd_usb(const struct lx *lx)
 
 /* ---- field names ---- */
 
-/* special fields: where the name's prefix says nothing, or lies */
-enum {
-	SP_MULTI = 1,		/* several values on the line, a byte each */
-	SP_BAREHEX = 2,		/* hex without 0x */
-	SP_BIGEND = 4,		/* printed high byte first */
-	SP_TENTHS = 8,		/* "a.b": a * 10 + b */
-	SP_WORDS = 16,		/* "echo" = 0xff, "none" = 0 */
-};
-
-static const struct {
-	const char *name;
-	uint8_t width;
-	uint8_t flags;
-} specials[] = {
-	{ "bU2DevExitLat", 2, 0 },		/* two bytes, b prefix */
-	{ "bHubDecLat", 1, SP_TENTHS },
-	{ "CapabilityData", 1, 0 },
-	{ "ContainerID", 16, 0 },
-	{ "PlatformCapabilityUUID", 16, 0 },
-	{ "bSlaveInterface", 1, SP_MULTI },
-	{ "DeviceRemovable", 1, SP_MULTI },
-	{ "PortPwrCtrlMask", 1, SP_MULTI },
-	{ "bDetailData", 1, SP_MULTI | SP_BAREHEX },
-	{ "bmConfigured", 1, SP_MULTI | SP_BAREHEX },
-	{ "bGuidDescriptorType", 1, SP_BAREHEX },
-	{ "wCountryCode", 2, SP_BIGEND },
-	{ "dwSyncProtocols", 4, SP_BAREHEX },
-	{ "dwMechanical", 4, SP_BAREHEX },
-	{ "dwFeatures", 4, SP_BAREHEX },
-	{ "bClassGetResponse", 1, SP_BAREHEX | SP_WORDS },
-	{ "bClassEnvelope", 1, SP_BAREHEX | SP_WORDS },
-	{ "wlcdLayout", 2, SP_WORDS },
-};
-
 /*
  * The field at the start of s: its name (with any "( 0)" or "[0]" index)
  * into name, its base (without the index) into base.  Returns the length
@@ -444,45 +304,6 @@ static size_t field_name(const char *s, char *name, size_t nmax, char *base,
 	return n;
 }
 
-/* the width the name's Hungarian prefix gives; 0: not a field name;
- * -1: a bitmap (bm, bma) whose width the value decides */
-static int prefix_width(const char *base)
-{
-	static const struct {
-		const char *p;
-		int w;
-	} prefixes[] = {
-		{ "bcd", 2 }, { "bma", -1 }, { "bm", -1 }, { "ba", 1 },
-		{ "b", 1 }, { "wa", 2 }, { "w", 2 }, { "dw", 4 }, { "id", 2 },
-		{ "i", 1 }, { "n", 1 }, { "t", 3 }, { "guid", 16 },
-	};
-	char run[8];
-	size_t n = 0, i;
-
-	/* MIDI's "BaSourcePin": the first letter's case is not kept */
-	while (n < sizeof(run) - 1 &&
-	       ((base[n] >= 'a' && base[n] <= 'z') ||
-		(!n && base[n] >= 'A' && base[n] <= 'Z'))) {
-		run[n] = base[n] | 0x20;
-		n++;
-	}
-	run[n] = 0;
-	if (!n || !(base[n] >= 'A' && base[n] <= 'Z') ||
-	    (base[0] >= 'A' && base[0] <= 'Z' && n < 2))
-		return 0;
-	if (base[0] >= 'A' && base[0] <= 'Z' && strcmp(run, "ba"))
-		return 0;
-	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (!strcmp(run, prefixes[i].p))
-			return prefixes[i].w;
-	/* an unusual tail on a common prefix ("wlcdLayout") */
-	if (run[0] == 'w')
-		return 2;
-	if (run[0] == 'b')
-		return 1;
-	return 0;
-}
-
 /* a value as the number to store in width bytes */
 static unsigned long val_number(const char *base, const struct lx_val *v,
 				uint8_t flags)
@@ -493,7 +314,7 @@ static unsigned long val_number(const char *base, const struct lx_val *v,
 		return n;
 	if (!strncmp(base, "bcd", 3))
 		return hex_of(v->ip) << 8 | (hex_of(v->fp) & 0xff);
-	if (flags & SP_TENTHS)
+	if (flags & LX_F_TENTHS)
 		return n * 10 + (v->fp[0] - '0');
 	/* "15.000000MHz" (UVC, Hz) and "3.580 MHz" (CCID, kHz) */
 	if (!strncmp(base, "dw", 2)) {
@@ -530,7 +351,7 @@ static void desc_open(struct lx *lx, enum lx_kind kind)
 	c->line = lx->line;
 	c->blength = -1;
 	lx->hdr_pending = false;
-	if (kind == K_SSP)
+	if (kind == LX_SSP)
 		c->len = 12;	/* header, bReserved, bmAttributes, w, wReserved */
 }
 
@@ -563,12 +384,12 @@ static void fixed_field(struct lx *lx, const char *base,
 	unsigned long n = val_number(base, v, 0);
 	unsigned int i;
 
-	for (s = layouts[c->kind].slots, i = 0; s->name; s++, i++)
+	for (s = lx_layouts[c->kind].slots, i = 0; s->name; s++, i++)
 		if (!strcmp(s->name, base))
 			break;
 	if (!s->name)
 		return;
-	if (c->kind == K_CONFIG && !strcmp(base, "MaxPower")) {
+	if (c->kind == LX_CONFIG && !strcmp(base, "MaxPower")) {
 		/* printed in mA: 2 mA units, 8 mA from USB 3.0 on */
 		bool ss = dev_bcd_usb(lx) >= 0x0300;
 
@@ -616,23 +437,16 @@ static void seq_field(struct lx *lx, const char *base, const char *text,
 	uint8_t flags = 0;
 	int width = 0;
 	unsigned long n;
-	size_t i;
 
-	for (i = 0; i < sizeof(specials) / sizeof(specials[0]); i++)
-		if (!strcmp(specials[i].name, base)) {
-			width = specials[i].width;
-			flags = specials[i].flags;
-		}
-	if (!width)
-		width = prefix_width(base);
+	width = lx_field_width(base, &flags);
 	if (!width)
 		return;
-	if (flags & SP_MULTI) {
+	if (flags & LX_F_MULTI) {
 		uint8_t b[64];
 		size_t k;
 
-		if (flags & SP_BAREHEX) {
-			k = parse_hex_bytes(text, b, sizeof(b));
+		if (flags & LX_F_BAREHEX) {
+			k = lx_hex_bytes(text, b, sizeof(b));
 		} else {
 			struct lx_val t;
 			const char *p = text;
@@ -645,12 +459,12 @@ static void seq_field(struct lx *lx, const char *base, const char *text,
 		seq_bytes(c, b, k < sizeof(b) ? k : sizeof(b));
 		return;
 	}
-	if ((flags & SP_WORDS) && (!strncmp(skip_sp(text), "echo", 4) ||
+	if ((flags & LX_F_WORDS) && (!strncmp(skip_sp(text), "echo", 4) ||
 				   !strncmp(skip_sp(text), "none", 4))) {
 		seq_put(c, *skip_sp(text) == 'e' ? 0xff : 0, width);
 		return;
 	}
-	if (flags & SP_BAREHEX) {
+	if (flags & LX_F_BAREHEX) {
 		seq_put(c, hex_of(skip_sp(text)), width);
 		return;
 	}
@@ -675,7 +489,7 @@ static void seq_field(struct lx *lx, const char *base, const char *text,
 		c->ctl_size = n;
 	if (!strcmp(base, "bLength") && c->len == 0)
 		c->blength = n;
-	if (flags & SP_BIGEND)
+	if (flags & LX_F_BIGEND)
 		n = (n >> 8 & 0xff) | (n & 0xff) << 8;
 	seq_put(c, n, width);
 }
@@ -716,20 +530,20 @@ static void desc_field(struct lx *lx, const char *name, const char *base,
 	 * a second bLength starts the next descriptor */
 	if (!strcmp(base, "bLength") && have &&
 	    (lx->hdr_pending || !c->open || c->blength >= 0 ||
-	     (c->kind < K_SEQ && (c->seen & 1)))) {
-		if (lx->target == T_NONE && c->open && c->kind == K_DEVICE)
+	     (c->kind < LX_SEQ && (c->seen & 1)))) {
+		if (lx->target == T_NONE && c->open && c->kind == LX_DEVICE)
 			return;
-		desc_open(lx, K_SEQ);
+		desc_open(lx, LX_SEQ);
 	}
 	if (!c->open)
 		return;
 	switch (c->kind) {
-	case K_ENDPOINT:
+	case LX_ENDPOINT:
 		if (!strcmp(base, "bMaxBurst") || !strcmp(base, "MaxStreams") ||
 		    !strcmp(base, "Mult")) {
 			/* lsusb folds the SuperSpeed companion into the
 			 * endpoint it follows */
-			desc_open(lx, K_SSCOMP);
+			desc_open(lx, LX_SSCOMP);
 			c->b[0] = 6;
 			c->b[1] = 0x30;
 			c->seen = 3;
@@ -739,7 +553,7 @@ static void desc_field(struct lx *lx, const char *name, const char *base,
 			return;
 		}
 		/* fall through */
-	case K_SSCOMP:
+	case LX_SSCOMP:
 		if (!have)
 			return;
 		if (!strcmp(base, "MaxStreams"))	/* printed as 1 << n */
@@ -749,25 +563,25 @@ static void desc_field(struct lx *lx, const char *name, const char *base,
 		else
 			fixed_field(lx, base, &v);
 		return;
-	case K_DEVICE:
-	case K_CONFIG:
-	case K_INTERFACE:
-	case K_IAD:
-	case K_QUALIFIER:
+	case LX_DEVICE:
+	case LX_CONFIG:
+	case LX_INTERFACE:
+	case LX_IAD:
+	case LX_QUALIFIER:
 		if (have)
 			fixed_field(lx, base, &v);
 		return;
-	case K_SSP:
+	case LX_SSP:
 		if (have)
 			ssp_field(c, name, base, &v);
 		return;
-	case K_CDC:
+	case LX_CDC:
 		/* a version printing bLength: its own header replaces ours */
 		if (!strcmp(base, "bLength") && c->len == 3 && c->blength < 0)
 			c->len = 0;
 		/* fall through */
-	case K_SEQ:
-	case K_HID:
+	case LX_SEQ:
+	case LX_HID:
 		seq_field(lx, base, text, have ? &v : NULL);
 		return;
 	}
@@ -848,10 +662,10 @@ static void missing_slots(const struct lx_desc *c, char *buf, size_t len)
 	unsigned int i;
 
 	buf[0] = 0;
-	for (s = layouts[c->kind].slots, i = 0; s->name; s++, i++) {
+	for (s = lx_layouts[c->kind].slots, i = 0; s->name; s++, i++) {
 		if (c->seen & (1u << i))
 			continue;
-		if (c->kind == K_ENDPOINT && i >= 6)	/* audio only */
+		if (c->kind == LX_ENDPOINT && i >= 6)	/* audio only */
 			continue;
 		if (used + strlen(s->name) + 3 < len)
 			used += snprintf(buf + used, len - used, "%s%s",
@@ -862,15 +676,21 @@ static void missing_slots(const struct lx_desc *c, char *buf, size_t len)
 static void flush_fixed(struct lx *lx)
 {
 	struct lx_desc *c = &lx->cur;
-	const char *what = layouts[c->kind].what;
-	size_t size = layouts[c->kind].size;
+	const char *what = lx_layouts[c->kind].what;
+	size_t size = lx_layouts[c->kind].size;
 	char miss[200];
 
 	if (!(c->seen & 1))
 		c->b[0] = size;
 	if (!(c->seen & 2))
-		c->b[1] = layouts[c->kind].type;
-	if (c->kind == K_ENDPOINT && c->blength == 9)
+		c->b[1] = lx_layouts[c->kind].type;
+	if (c->b[1] != lx_layouts[c->kind].type) {
+		/* libusb would not have parsed it: a damaged paste */
+		lx_note(lx, c->line, "%s with bDescriptorType %u: %u taken",
+			what, c->b[1], lx_layouts[c->kind].type);
+		c->b[1] = lx_layouts[c->kind].type;
+	}
+	if (c->kind == LX_ENDPOINT && c->blength == 9)
 		size = 9;
 	if (c->b[0] != size) {
 		lx_note(lx, c->line, "%s with bLength %u: written as %zu bytes",
@@ -879,10 +699,13 @@ static void flush_fixed(struct lx *lx)
 	}
 	missing_slots(c, miss, sizeof(miss));
 	switch (c->kind) {
-	case K_DEVICE:
+	case LX_DEVICE:
 		if (!(c->seen & (1u << 6))) {
+			size_t l = strlen(miss);
+
 			c->b[7] = 64;
-			strcat(miss, " (bMaxPacketSize0 64)");
+			snprintf(miss + l, sizeof(miss) - l,
+				 " (bMaxPacketSize0 64)");
 		}
 		if (miss[0] && strcmp(miss, "bNumConfigurations"))
 			lx_note(lx, c->line, "device descriptor without %s in the paste: 0 taken",
@@ -894,16 +717,18 @@ static void flush_fixed(struct lx *lx)
 		/* bNumConfigurations: made to match at the device's end */
 		lx->d->device.data[17] = c->seen & (1u << 13) ? c->b[17] : 0xff;
 		return;
-	case K_QUALIFIER:
+	case LX_QUALIFIER:
 		imp_blob_free(&lx->d->qualifier);
 		lx_put(lx, &lx->d->qualifier, c->b, 10);
 		return;
-	case K_CONFIG:
+	case LX_CONFIG:
 		if (miss[0])
 			lx_note(lx, c->line, "configuration descriptor without %s in the paste: 0 taken",
 				miss);
 		if (!(c->seen & (1u << 7)))
 			c->b[7] = 0x80;
+		if (!(c->seen & (1u << 5)) && lx->cfg >= 0)
+			c->b[5] = lx->cfg + 1;	/* selectable, distinct */
 		if (lx->cfg >= 0)
 			lx->cfg_total[lx->cfg] = c->seen & (1u << 2) ?
 				(c->b[2] | c->b[3] << 8) : 0;
@@ -911,7 +736,7 @@ static void flush_fixed(struct lx *lx)
 		if (lx->have_otg)
 			cfg_append(lx, lx->otg, 3, c->line);
 		return;
-	case K_INTERFACE:
+	case LX_INTERFACE:
 		lx->intf = c->b[2];
 		lx->if_class = c->b[5];
 		lx->if_sub = c->b[6];
@@ -920,7 +745,7 @@ static void flush_fixed(struct lx *lx)
 		lx->ep_attr = 0;
 		lx->ep_wmax = 0;
 		break;
-	case K_ENDPOINT:
+	case LX_ENDPOINT:
 		if (!(c->seen & (1u << 3)) || !(c->seen & (1u << 4))) {
 			/* cut short: like the endpoint before it, else bulk */
 			if (!(c->seen & (1u << 3)))
@@ -943,7 +768,7 @@ static void flush_fixed(struct lx *lx)
 		    (c->b[3] & 3) == 3 && (c->b[2] & 0x80) && cfg_blob(lx))
 			lx->uvc_ep_end[lx->cfg] = cfg_blob(lx)->len + size;
 		break;
-	case K_SSCOMP:
+	case LX_SSCOMP:
 		if (!(c->seen & (1u << 4))) {
 			unsigned long bpi = 0;
 
@@ -973,7 +798,7 @@ static void flush_seq(struct lx *lx)
 	struct lx_desc *c = &lx->cur;
 	size_t want;
 
-	if (c->kind == K_CDC && c->blength < 0) {
+	if (c->kind == LX_CDC && c->blength < 0) {
 		c->b[0] = c->len;
 		want = c->len;
 	} else if (c->blength >= 2) {
@@ -1004,7 +829,7 @@ static void flush_seq(struct lx *lx)
 			c->b[at] = want - at - 1;
 		}
 	}
-	if (c->kind == K_HID && lx->target == T_CONFIG && want >= 9) {
+	if (c->kind == LX_HID && lx->target == T_CONFIG && want >= 9) {
 		struct imp_blob *b = cfg_blob(lx);
 		size_t i;
 
@@ -1019,7 +844,6 @@ static void flush_seq(struct lx *lx)
 			lx->hid.proto = lx->if_proto;
 			lx->hid.rlen = c->b[7 + 3 * i] | c->b[8 + 3 * i] << 8;
 			lx->hid.rlen_off = b->len + 7 + 3 * i;
-			lx->hid.line = c->line;
 			break;
 		}
 	}
@@ -1035,7 +859,7 @@ static void desc_flush(struct lx *lx)
 	c->open = false;
 	if (!lx->d)
 		return;
-	if (c->kind < K_SEQ)
+	if (c->kind < LX_SEQ)
 		flush_fixed(lx);
 	else
 		flush_seq(lx);
@@ -1048,7 +872,7 @@ static void raw_desc(struct lx *lx, const char *hex)
 	size_t n;
 
 	desc_flush(lx);
-	n = parse_hex_bytes(hex, b, sizeof(b));
+	n = lx_hex_bytes(hex, b, sizeof(b));
 	if (n > sizeof(b))
 		n = sizeof(b);
 	if (n < 2 || b[0] < 2) {
@@ -1066,64 +890,23 @@ static void raw_desc(struct lx *lx, const char *hex)
 
 /* ---- HID report descriptors ---- */
 
-struct lx_item {
-	const char *name;
-	uint8_t tag;		/* bits 7..2 of the prefix: tag and type */
-};
-
-static const struct lx_item items[] = {
-	{ "Input", 0x80 }, { "Output", 0x90 }, { "Feature", 0xb0 },
-	{ "Collection", 0xa0 }, { "End Collection", 0xc0 },
-	{ "Usage Page", 0x04 }, { "Logical Minimum", 0x14 },
-	{ "Logical Maximum", 0x24 }, { "Physical Minimum", 0x34 },
-	{ "Physical Maximum", 0x44 }, { "Unit Exponent", 0x54 },
-	{ "Unit", 0x64 }, { "Report Size", 0x74 }, { "Report ID", 0x84 },
-	{ "Report Count", 0x94 }, { "Push", 0xa4 }, { "Pop", 0xb4 },
-	{ "Usage", 0x08 }, { "Usage Minimum", 0x18 },
-	{ "Usage Maximum", 0x28 }, { "Designator Index", 0x38 },
-	{ "Designator Minimum", 0x48 }, { "Designator Maximum", 0x58 },
-	{ "String Index", 0x78 }, { "String Minimum", 0x88 },
-	{ "String Maximum", 0x98 }, { "Delimiter", 0xa8 },
-};
-
-/* "Item(Global): Usage Page, data= [ 0x01 ] 1" */
+/* one "Item(Global): Usage Page, data= [ 0x01 ] 1" line */
 static void report_item(struct lx *lx, const char *s)
 {
-	const char *name = strstr(s, "): "), *data;
 	uint8_t b[5];
-	size_t nlen, n = 0, i;
+	int n = lx_hid_item(s, b);
 
-	if (!name || !(data = strstr(name, ", data=")))
-		goto bad;
-	name += 3;
-	nlen = data - name;
-	for (i = 0; i < sizeof(items) / sizeof(items[0]); i++)
-		if (strlen(items[i].name) == nlen &&
-		    !strncmp(items[i].name, name, nlen))
-			break;
-	if (i == sizeof(items) / sizeof(items[0]))
-		goto bad;
-	data += 7;
-	data = skip_sp(data);
-	if (*data == '[')
-		n = parse_hex_bytes(data + 1, b + 1, 4);
-	else if (strncmp(data, "none", 4))
-		goto bad;
-	if (n == 3 || n > 4)
-		goto bad;
-	b[0] = items[i].tag | (n == 4 ? 3 : n);
-	if (items[i].tag == 0xa0)
+	if (n < 0 || lx->report.len + n > LX_REPORT_MAX) {
+		if (!lx->report_bad)
+			lx_note(lx, lx->line, "HID report item not understood: left out (the report may not parse)");
+		lx->report_bad = true;
+		return;
+	}
+	if ((b[0] & 0xfc) == 0xa0)
 		lx->report_depth++;
-	else if (items[i].tag == 0xc0 && lx->report_depth > 0)
+	else if ((b[0] & 0xfc) == 0xc0 && lx->report_depth > 0)
 		lx->report_depth--;
-	if (lx->report.len + 1 + n > LX_REPORT_MAX)
-		goto bad;
-	lx_put(lx, &lx->report, b, 1 + n);
-	return;
-bad:
-	if (!lx->report_bad)
-		lx_note(lx, lx->line, "HID report item not understood: left out (the report may not parse)");
-	lx->report_bad = true;
+	lx_put(lx, &lx->report, b, n);
 }
 
 static void hid_record(struct lx *lx, const uint8_t *p, size_t n,
@@ -1181,116 +964,32 @@ static void report_end(struct lx *lx)
 	lx->hid.valid = false;
 }
 
-/* HID 1.11 appendix B: the boot keyboard and mouse reports */
-static const uint8_t boot_keyboard[] = {
-	0x05, 0x01, 0x09, 0x06, 0xa1, 0x01,		/* desktop, keyboard */
-	0x05, 0x07, 0x19, 0xe0, 0x29, 0xe7,		/* modifiers */
-	0x15, 0x00, 0x25, 0x01, 0x75, 0x01, 0x95, 0x08, 0x81, 0x02,
-	0x95, 0x01, 0x75, 0x08, 0x81, 0x01,		/* reserved byte */
-	0x95, 0x05, 0x75, 0x01, 0x05, 0x08, 0x19, 0x01, 0x29, 0x05,
-	0x91, 0x02,					/* LEDs */
-	0x95, 0x01, 0x75, 0x03, 0x91, 0x01,		/* LED padding */
-	0x95, 0x06, 0x75, 0x08, 0x15, 0x00, 0x25, 0x65,
-	0x05, 0x07, 0x19, 0x00, 0x29, 0x65, 0x81, 0x00,	/* key array */
-	0xc0,
-};
-
-static const uint8_t boot_mouse[] = {
-	0x05, 0x01, 0x09, 0x02, 0xa1, 0x01,		/* desktop, mouse */
-	0x09, 0x01, 0xa1, 0x00,				/* pointer */
-	0x05, 0x09, 0x19, 0x01, 0x29, 0x03,		/* 3 buttons */
-	0x15, 0x00, 0x25, 0x01, 0x95, 0x03, 0x75, 0x01, 0x81, 0x02,
-	0x95, 0x01, 0x75, 0x05, 0x81, 0x03,		/* padding */
-	0x05, 0x01, 0x09, 0x30, 0x09, 0x31,		/* X, Y */
-	0x15, 0x81, 0x25, 0x7f, 0x75, 0x08, 0x95, 0x02, 0x81, 0x06,
-	0xc0, 0xc0,
-};
-
-/* one 8-byte vendor-defined input report */
-static const uint8_t vendor_report[] = {
-	0x06, 0x00, 0xff, 0x09, 0x01, 0xa1, 0x01,	/* vendor page */
-	0x15, 0x00, 0x26, 0xff, 0x00, 0x75, 0x08, 0x95, 0x08,
-	0x09, 0x01, 0x81, 0x02,
-	0xc0,
-};
-
-/* an empty vendor-defined application collection */
-static const uint8_t vendor_empty[] = {
-	0x06, 0x00, 0xff, 0x09, 0x01, 0xa1, 0x01, 0xc0,
-};
-
-/*
- * base, made exactly len bytes long: items that change nothing (a Unit of
- * none, Push/Pop pairs) go before its last End Collection.  len must be
- * at least base's length.
- */
-static void fit_report(uint8_t *out, const uint8_t *base, size_t blen,
-		       size_t len)
-{
-	size_t n = len - blen, o = blen - 1;
-
-	memcpy(out, base, blen - 1);
-	if (n % 2 && n >= 3) {
-		out[o++] = 0x66;	/* Unit (None), two data bytes */
-		out[o++] = 0;
-		out[o++] = 0;
-		n -= 3;
-	}
-	for (; n >= 2; n -= 2) {
-		out[o++] = 0xa4;	/* Push */
-		out[o++] = 0xb4;	/* Pop */
-	}
-	if (n)
-		out[o++] = 0xa4;	/* a lone Push: the stack is not checked */
-	out[o] = 0xc0;
-}
-
 static void hid_unavailable(struct lx *lx)
 {
-	const uint8_t *base;
-	size_t blen, len;
 	const char *what;
 	uint8_t *out;
+	size_t len;
 
 	if (!lx->d || !lx->hid.valid) {
 		lx_note(lx, lx->line, "HID report descriptor UNAVAILABLE and no HID descriptor before it: nothing recorded");
 		return;
 	}
-	len = lx->hid.rlen;
-	if (lx->hid.subclass == 1 && lx->hid.proto == 1 &&
-	    len >= sizeof(boot_keyboard)) {
-		base = boot_keyboard;
-		blen = sizeof(boot_keyboard);
-		what = "the boot keyboard report (HID 1.11 B.1)";
-	} else if (lx->hid.subclass == 1 && lx->hid.proto == 2 &&
-		   len >= sizeof(boot_mouse)) {
-		base = boot_mouse;
-		blen = sizeof(boot_mouse);
-		what = "the boot mouse report (HID 1.11 B.2)";
-	} else if (len >= sizeof(vendor_report)) {
-		base = vendor_report;
-		blen = sizeof(vendor_report);
-		what = "one vendor-defined 8-byte input report";
-	} else {
-		base = vendor_empty;
-		blen = sizeof(vendor_empty);
-		what = "an empty vendor-defined collection";
-	}
-	if (len < blen) {
-		lx_note(lx, lx->line, "HID report descriptor UNAVAILABLE (lsusb could not read it) and wDescriptorLength %zu is too short for any; %s of %zu bytes synthesized and announced instead",
-			len, what, blen);
-		hid_patch_len(lx, blen);
-		len = blen;
-	} else {
-		lx_note(lx, lx->line, "HID report descriptor UNAVAILABLE (lsusb could not read it): %s synthesized, padded to wDescriptorLength %zu",
-			what, len);
-	}
-	out = malloc(len);
+	/* as long as the HID descriptor says, or the least valid one */
+	out = malloc(lx->hid.rlen > 64 ? lx->hid.rlen : 64);
 	if (!out) {
 		lx->ret = -ENOMEM;
 		return;
 	}
-	fit_report(out, base, blen, len);
+	len = lx_hid_synth(lx->hid.subclass, lx->hid.proto, lx->hid.rlen,
+			   out, &what);
+	if (len != lx->hid.rlen) {
+		lx_note(lx, lx->line, "HID report descriptor UNAVAILABLE (lsusb could not read it) and wDescriptorLength %u is too short for any; %s of %zu bytes synthesized and announced instead",
+			lx->hid.rlen, what, len);
+		hid_patch_len(lx, len);
+	} else {
+		lx_note(lx, lx->line, "HID report descriptor UNAVAILABLE (lsusb could not read it): %s synthesized, padded to wDescriptorLength %zu",
+			what, len);
+	}
 	hid_record(lx, out, len, lx->line);
 	free(out);
 	lx->hid.valid = false;
@@ -1416,6 +1115,40 @@ static void cfg_synth(struct lx *lx, unsigned int line)
 	lx_note(lx, line, "no configuration descriptor in the paste: one with a vendor-specific interface and no endpoints made up");
 }
 
+/* the BOS: wTotalLength and bNumDeviceCaps as the paste holds them */
+static void bos_fix(struct lx *lx, unsigned int line)
+{
+	struct imp_blob *b = &lx->d->bos;
+	size_t pos = 5;
+	unsigned int n = 0;
+
+	if (!b->len)
+		return;
+	if (b->len < 5 || b->data[0] != 5) {
+		lx_note(lx, line, "BOS descriptor of %zu bytes without its 5-byte header: left out",
+			b->len);
+		imp_blob_free(b);
+		return;
+	}
+	while (pos + 3 <= b->len && b->data[pos] >= 3 &&
+	       b->data[pos] <= b->len - pos) {
+		n++;
+		pos += b->data[pos];
+	}
+	if (pos != b->len) {
+		lx_note(lx, line, "BOS capabilities end at byte %zu of %zu: the rest left out",
+			pos, b->len);
+		b->len = pos;
+	}
+	if (b->data[4] != n || (size_t)(b->data[2] | b->data[3] << 8) != b->len)
+		lx_note(lx, line, "BOS: wTotalLength %u and bNumDeviceCaps %u printed, %zu bytes and %u capabilities in the paste: set so",
+			b->data[2] | b->data[3] << 8, b->data[4], b->len, n);
+	b->data[2] = b->len & 0xff;
+	b->data[3] = b->len >> 8;
+	b->data[4] = n;
+	b->data[1] = 0x0f;
+}
+
 static void dev_end(struct lx *lx)
 {
 	struct imp_dev *d = lx->d;
@@ -1438,6 +1171,7 @@ static void dev_end(struct lx *lx)
 	for (i = 0; i < d->n_configs; i++)
 		if (d->configs[i].len >= 9)
 			cfg_fix(lx, i);
+	bos_fix(lx, line);
 	if (d->device.data[17] != d->n_configs) {
 		if (d->device.data[17] != 0xff)
 			lx_note(lx, line, "bNumConfigurations %u, but %zu configuration(s) in the paste: set to %zu",
@@ -1477,7 +1211,7 @@ static void dev_begin(struct lx *lx)
 	memset(lx->uvc_ep_end, 0, sizeof(lx->uvc_ep_end));
 	lx->have_otg = false;
 	memset(&lx->hid, 0, sizeof(lx->hid));
-	desc_open(lx, K_DEVICE);
+	desc_open(lx, LX_DEVICE);
 }
 
 static void cfg_begin(struct lx *lx)
@@ -1497,7 +1231,7 @@ static void cfg_begin(struct lx *lx)
 	lx->cfg_line[lx->cfg] = lx->line;
 	lx->cfg_total[lx->cfg] = 0;
 	lx->target = T_CONFIG;
-	desc_open(lx, K_CONFIG);
+	desc_open(lx, LX_CONFIG);
 }
 
 /* ---- `lsusb -t` ---- */
@@ -1586,21 +1320,6 @@ static void tree_apply(struct lx *lx)
 
 /* ---- lines ---- */
 
-static const struct {
-	const char *title;
-	uint8_t subtype;
-} cdc_titles[] = {
-	{ "CDC Header:", 0x00 }, { "CDC Call Management:", 0x01 },
-	{ "CDC ACM:", 0x02 }, { "CDC Union:", 0x06 },
-	{ "Country Selection:", 0x07 }, { "CDC Telephone operations:", 0x08 },
-	{ "Network Channel Terminal:", 0x0a }, { "CDC Ethernet:", 0x0f },
-	{ "CDC WHCM:", 0x11 }, { "CDC MDLM:", 0x12 },
-	{ "CDC MDLM detail:", 0x13 }, { "CDC Device Management:", 0x14 },
-	{ "CDC OBEX:", 0x15 }, { "CDC Command Set:", 0x16 },
-	{ "CDC NCM:", 0x1a }, { "CDC MBIM:", 0x1b },
-	{ "CDC MBIM Extended:", 0x1c },
-};
-
 static bool starts(const char *s, const char *prefix)
 {
 	return !strncmp(s, prefix, strlen(prefix));
@@ -1610,7 +1329,7 @@ static bool starts(const char *s, const char *prefix)
 static bool title_line(struct lx *lx, const char *s)
 {
 	const char *p;
-	size_t i;
+	int sub;
 
 	if (!strcmp(s, "Device Descriptor:")) {
 		dev_begin(lx);
@@ -1626,21 +1345,20 @@ static bool title_line(struct lx *lx, const char *s)
 	    !strcmp(s, "Endpoint Descriptor:") ||
 	    !strcmp(s, "Interface Association:")) {
 		report_end(lx);
-		desc_open(lx, s[0] == 'E' ? K_ENDPOINT :
-			  s[10] == 'D' ? K_INTERFACE : K_IAD);
+		desc_open(lx, s[0] == 'E' ? LX_ENDPOINT :
+			  s[10] == 'D' ? LX_INTERFACE : LX_IAD);
 		return true;
 	}
 	if (!strcmp(s, "HID Device Descriptor:")) {
 		report_end(lx);
-		desc_open(lx, K_HID);
+		desc_open(lx, LX_HID);
 		return true;
 	}
-	for (i = 0; i < sizeof(cdc_titles) / sizeof(cdc_titles[0]); i++) {
-		if (strcmp(s, cdc_titles[i].title))
-			continue;
-		desc_open(lx, K_CDC);
+	sub = lx_cdc_subtype(s);
+	if (sub >= 0) {
+		desc_open(lx, LX_CDC);
 		lx->cur.b[1] = 0x24;
-		lx->cur.b[2] = cdc_titles[i].subtype;
+		lx->cur.b[2] = sub;
 		lx->cur.len = 3;
 		return true;
 	}
@@ -1667,16 +1385,16 @@ static bool title_line(struct lx *lx, const char *s)
 	}
 	if (starts(s, "junk at descriptor end:")) {
 		uint8_t b[LX_DESC_ROOM];
-		size_t n = parse_hex_bytes(s + 23, b, sizeof(b));
+		size_t n = lx_hex_bytes(s + 23, b, sizeof(b));
 
-		if (lx->cur.open && lx->cur.kind >= K_SEQ)
+		if (lx->cur.open && lx->cur.kind >= LX_SEQ)
 			seq_bytes(&lx->cur, b, n < sizeof(b) ? n : sizeof(b));
 		return true;
 	}
 	if (!strcmp(s, "OTG Descriptor:")) {
 		desc_flush(lx);
 		lx->target = T_OTG;
-		desc_open(lx, K_SEQ);
+		desc_open(lx, LX_SEQ);
 		return true;
 	}
 	if (!strcmp(s, "Binary Object Store Descriptor:")) {
@@ -1684,25 +1402,25 @@ static bool title_line(struct lx *lx, const char *s)
 		report_end(lx);
 		imp_blob_free(&lx->d->bos);
 		lx->target = T_BOS;
-		desc_open(lx, K_SEQ);
+		desc_open(lx, LX_SEQ);
 		return true;
 	}
 	if (!strcmp(s, "SuperSpeedPlus USB Device Capability:")) {
-		desc_open(lx, K_SSP);
+		desc_open(lx, LX_SSP);
 		return true;
 	}
 	if (starts(s, "Device Qualifier (for other device speed):")) {
 		desc_flush(lx);
 		report_end(lx);
 		lx->target = T_NONE;
-		desc_open(lx, K_QUALIFIER);
+		desc_open(lx, LX_QUALIFIER);
 		return true;
 	}
 	if (!strcmp(s, "Hub Descriptor:")) {
 		desc_flush(lx);
 		report_end(lx);
 		lx->target = T_HUB;
-		desc_open(lx, K_SEQ);
+		desc_open(lx, LX_SEQ);
 		return true;
 	}
 	if (starts(s, "Hub Port Status:") || starts(s, "Device Status:") ||
@@ -1753,6 +1471,7 @@ static bool bus_line(struct lx *lx, const char *s)
 static void one_line(struct lx *lx, const char *s)
 {
 	char name[96], base[96];
+	uint8_t flags;
 	size_t n;
 
 	if (!*s) {
@@ -1772,14 +1491,16 @@ static void one_line(struct lx *lx, const char *s)
 	}
 	if (title_line(lx, s))
 		return;
+	if (lx->d && lx->if_class == 0x08 && lx_uas_pipe(s) >= 0) {
+		uint8_t pipe[4] = { 4, 0x24, lx_uas_pipe(s), 0 };
+
+		desc_flush(lx);
+		target_append(lx, pipe, sizeof(pipe), lx->line);
+		return;
+	}
 	n = field_name(s, name, sizeof(name), base, sizeof(base));
-	if (n && (prefix_width(base) || !strcmp(base, "MaxPower") ||
-		  !strcmp(base, "MaxStreams") || !strcmp(base, "Mult") ||
-		  !strcmp(base, "DeviceRemovable") ||
-		  !strcmp(base, "PortPwrCtrlMask") ||
-		  !strcmp(base, "ContainerID") ||
-		  !strcmp(base, "PlatformCapabilityUUID") ||
-		  !strcmp(base, "CapabilityData"))) {
+	if (n && (lx_field_width(base, &flags) || !strcmp(base, "MaxPower") ||
+		  !strcmp(base, "MaxStreams") || !strcmp(base, "Mult"))) {
 		const char *text = skip_sp(s + n);
 
 		/* a field ends a report descriptor's items */
@@ -1830,9 +1551,9 @@ static uint8_t *qp_decode(const uint8_t *buf, size_t *len)
 	if (!out)
 		return NULL;
 	for (i = 0; i < *len; i++) {
-		if (buf[i] == '=' && i + 2 < *len && hexval(buf[i + 1]) >= 0 &&
-		    hexval(buf[i + 2]) >= 0) {
-			out[o++] = hexval(buf[i + 1]) << 4 | hexval(buf[i + 2]);
+		if (buf[i] == '=' && i + 2 < *len && imp_hexval(buf[i + 1]) >= 0 &&
+		    imp_hexval(buf[i + 2]) >= 0) {
+			out[o++] = imp_hexval(buf[i + 1]) << 4 | imp_hexval(buf[i + 2]);
 			i += 2;
 		} else if (buf[i] == '=' && i + 1 < *len && buf[i + 1] == '\n') {
 			i++;
@@ -1882,11 +1603,12 @@ static int lsusb_read(const char *path, const uint8_t *buf, size_t len,
 		line[keep] = 0;
 		pos += n + 1;
 		lx->line++;
-		while (keep && (line[keep - 1] == '\r' ||
-				line[keep - 1] == ' ' ||
-				line[keep - 1] == '\t'))
+		/* trailing blanks stay: lsusb prints a string as the device
+		 * has it, and devices pad theirs ("VIA Labs, Inc.      ") */
+		while (keep && line[keep - 1] == '\r')
 			line[--keep] = 0;
-		for (s = line; *s == ' ' || *s == '\t'; s++)
+		/* mail and forum quoting: "> > " before each line */
+		for (s = line; *s == ' ' || *s == '\t' || *s == '>'; s++)
 			;
 		one_line(lx, s);
 	}
@@ -1922,19 +1644,23 @@ out:
 
 static bool lsusb_sniff(const char *path, const uint8_t *buf, size_t len)
 {
-	static const char key[] = "Device Descriptor:";
+	static const char key[] = "Device Descriptor:", bus[] = ": ID ";
 
 	(void)path;
 	if (len > 65536)
 		len = 65536;
-	/* text: no NUL (a binary file may still hold the words) */
-	return memmem(buf, len, key, sizeof(key) - 1) != NULL &&
+	/* text: no NUL (a binary file may still hold the words); plain
+	 * `lsusb` (only "Bus 001 Device 002: ID ..." lines) counts too, so
+	 * that the reader can say what is missing */
+	return (memmem(buf, len, key, sizeof(key) - 1) ||
+		(!memcmp(buf, "Bus ", len < 4 ? len : 4) &&
+		 memmem(buf, len, bus, sizeof(bus) - 1))) &&
 	       !memchr(buf, 0, len);
 }
 
 const struct imp_reader imp_reader_lsusb = {
 	.name = "lsusb",
-	.summary = "`lsusb -v` text as pasted (usbutils 007-017), several devices, `lsusb -t` lines for speed and drivers",
+	.summary = "`lsusb -v` text as pasted (usbutils 007-018), several devices, `lsusb -t` lines for speed and drivers",
 	.sniff = lsusb_sniff,
 	.read = lsusb_read,
 };

@@ -26,6 +26,17 @@ int imp_err(struct imp_error *err, const char *fmt, ...)
 	return -EINVAL;
 }
 
+int imp_hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 /* every blob is bounded: a descriptor set is at most 64 KiB, a recorded
  * transfer at most what one URB carries in practice */
 #define IMP_BLOB_MAX	(1u << 20)

@@ -488,9 +488,11 @@ static void test_sniff(void **state)
 	static const char *const yes[] = {
 		DATA "ftdi-007.txt", DATA "cdc-acm-017.txt",
 		DATA "linuxhw-rosa-008.txt", DATA "truncated.txt",
+		/* plain lsusb: taken, so that the reader says -v is missing */
+		DATA "no-device.txt",
 	};
 	static const char *const no[] = {
-		DATA "no-device.txt", DATA "binary.bin",
+		DATA "binary.bin", DATA "../three.devices",
 	};
 	struct imp_error err;
 	uint8_t *buf;
@@ -606,11 +608,56 @@ static void test_quirks(void **state)
 		"      bInterfaceSubClass      0=20\n"
 		"      bInterfaceProtocol      0=20\n"
 		"      iInterface              1 Caf=C3=A9 =3D bar\n";
+	/* DFU's functional descriptor shares HID's type, 0x21 */
+	static const char dfu[] =
+		DEV_HEAD("1.10", " 64")
+		CFG_HEAD("27", "100mA")
+		INTF("254 Application Specific Interface", "0")
+		"      Device Firmware Upgrade Interface Descriptor:\n"
+		"        bLength                             9\n"
+		"        bDescriptorType                    33\n"
+		"        bmAttributes                        7\n"
+		"          Will Not Detach\n"
+		"          Manifestation Tolerant\n"
+		"          Upload Supported\n"
+		"          Download Supported\n"
+		"        wDetachTimeout                    255 milliseconds\n"
+		"        wTransferSize                    2048 bytes\n"
+		"        bcdDFUVersion                   1.1a\n";
+	static const char quoted[] =
+		"> Bus 001 Device 002: ID 1234:5678 Foo\n"
+		"> Device Descriptor:\n"
+		">   bLength                18\n"
+		">   bDescriptorType         1\n"
+		">   bcdUSB               2.00\n"
+		">   bMaxPacketSize0        64\n"
+		">   idVendor           0x1234 \n"
+		">   idProduct          0x5678 \n"
+		">   bNumConfigurations      1\n"
+		">   Configuration Descriptor:\n"
+		">     bLength                 9\n"
+		">     bDescriptorType         2\n"
+		">     wTotalLength       0x0012\n"
+		">     bNumInterfaces          1\n"
+		">     bConfigurationValue     1\n"
+		">     bmAttributes         0x80\n"
+		">     MaxPower              100mA\n"
+		"> " INTF("255 Vendor", "0");
 	struct imp_error err = { "" };
 	struct imp_set set;
 	struct imp_dev *d;
 
 	(void)state;
+	assert_int_equal(read_text(dfu, &set, &err), 0);
+	d = set.devs[0];
+	assert_int_equal(d->configs[0].len, 27);
+	assert_memory_equal(d->configs[0].data + 18,
+			    "\x09\x21\x07\xff\x00\x00\x08\x1a\x01", 9);
+	assert_int_equal(d->n_ctrls, 0);
+	assert_int_equal(d->n_notes, 0);
+	assert_emits(&set, d);
+	imp_set_free(&set);
+
 	assert_int_equal(read_text(ss, &set, &err), 0);
 	d = set.devs[0];
 	assert_int_equal(d->speed, USBIP_SPEED_SUPER);
@@ -628,6 +675,13 @@ static void test_quirks(void **state)
 	assert_string_equal(d->strings[1], "Caf\xc3\xa9 = bar");
 	assert_true(has_note(d, "quoted-printable"));
 	assert_emits(&set, d);
+	imp_set_free(&set);
+
+	/* quoted in a reply: "> " before every line */
+	assert_int_equal(read_text(quoted, &set, &err), 0);
+	assert_int_equal(set.n, 1);
+	assert_int_equal(set.devs[0]->busnum, 1);
+	assert_int_equal(set.devs[0]->configs[0].len, 18);
 	imp_set_free(&set);
 }
 
