@@ -921,13 +921,70 @@ static int check_input(const struct imp_set *set, const struct imp_dev *d,
  * a reason the real one did not have).  Descriptors that were not cut are
  * never touched, however they disagree with themselves.
  */
+/* Endpoints an interface declares that the cut took away: the nearest
+ * valid guess is the missing half of a bulk pair (a bulk IN without an OUT
+ * gets an OUT at the next number, and the other way round), else an
+ * interrupt IN; the packet size is the bulk one the interface has, else
+ * the speed's.  Appends at most `missing` 7-byte endpoints to c. */
+static int guess_endpoints(struct imp_dev *d, struct imp_blob *c, size_t i,
+			   size_t intf_at, unsigned int missing)
+{
+	bool bulk_in = false, bulk_out = false;
+	unsigned int top = 0, mps = 64, k;
+	size_t pos = intf_at + c->data[intf_at];
+
+	for (; pos + 7 <= c->len && c->data[pos] >= 2; pos += c->data[pos]) {
+		const uint8_t *p = c->data + pos;
+
+		if (p[1] != DT_ENDPOINT)
+			continue;
+		if ((p[3] & 3) == 2) {
+			bulk_in |= p[2] & 0x80;
+			bulk_out |= !(p[2] & 0x80);
+			mps = le16(p + 4);
+		}
+		if ((p[2] & 0x0f) > top)
+			top = p[2] & 0x0f;
+	}
+	for (k = 0; k < missing && top < 15; k++) {
+		uint8_t ep[7] = { 7, DT_ENDPOINT, 0, 0, mps & 0xff, mps >> 8, 0 };
+		const char *what;
+
+		top++;
+		if (bulk_in && !bulk_out) {
+			ep[2] = top;
+			ep[3] = 2;
+			bulk_out = true;
+			what = "bulk OUT, the pair of the bulk IN";
+		} else if (bulk_out && !bulk_in) {
+			ep[2] = 0x80 | top;
+			ep[3] = 2;
+			bulk_in = true;
+			what = "bulk IN, the pair of the bulk OUT";
+		} else {
+			ep[2] = 0x80 | top;
+			ep[3] = 3;
+			ep[4] = 16;
+			ep[5] = 0;
+			ep[6] = 8;
+			what = "interrupt IN, 16 bytes";
+		}
+		if (imp_blob_put(c, ep, sizeof(ep)))
+			return -ENOMEM;
+		imp_note(d, "configuration %zu: interface %u declares an endpoint the dump lost: guessed as 0x%02x, %s",
+			 i + 1, c->data[intf_at + 2], ep[2], what);
+	}
+	return k;
+}
+
 static int repair_config(struct imp_dev *d, size_t i)
 {
 	struct imp_blob *c = &d->configs[i];
 	uint8_t seen[32] = { 0 };
 	size_t pos = c->data[0], keep, last_if = 0;
-	unsigned int n_if = 0, neps = 0;
+	unsigned int n_if = 0, neps = 0, said_eps = 0;
 	uint16_t said = le16(c->data + 2);
+	int added;
 
 	if (said <= c->len)
 		return 0;
@@ -941,6 +998,7 @@ static int repair_config(struct imp_dev *d, size_t i)
 				c->data[last_if + 4] = neps;
 			last_if = pos;
 			neps = 0;
+			said_eps = p[4];
 			if (p[2] >= 32 || !(seen[p[2] / 8] & (1 << (p[2] % 8)))) {
 				n_if++;
 				if (p[2] < 32)
@@ -952,15 +1010,36 @@ static int repair_config(struct imp_dev *d, size_t i)
 		pos += p[0];
 		keep = pos;
 	}
-	if (last_if)
-		c->data[last_if + 4] = neps;
 	imp_note(d, "configuration %zu: the dump holds %zu of its %u bytes: served as the %zu bytes of whole descriptors in it, with wTotalLength, bNumInterfaces and bNumEndpoints counting those",
 		 i + 1, c->len, said, keep);
 	c->len = keep;
-	c->data[2] = keep & 0xff;
-	c->data[3] = keep >> 8;
+	/* the cut interface: what it declares and lost, guessed */
+	if (last_if && said_eps > neps) {
+		added = guess_endpoints(d, c, i, last_if, said_eps - neps);
+		if (added < 0)
+			return added;
+		neps += added;
+	}
+	if (last_if)
+		c->data[last_if + 4] = neps;
+	c->data[2] = c->len & 0xff;
+	c->data[3] = c->len >> 8;
 	c->data[4] = n_if;
 	return 0;
+}
+
+/* a cut string descriptor: bLength made to say what is there (whole
+ * UTF-16 units), so it is a valid, shorter string */
+static void repair_string(struct imp_dev *d, unsigned int i)
+{
+	struct imp_blob *b = &d->string_raw[i];
+
+	if (b->len < 2 || b->data[0] <= b->len)
+		return;
+	b->len &= ~(size_t)1;
+	imp_note(d, "string %u: the dump holds %zu of its %u bytes: served as the %zu-byte string it has",
+		 i, b->len, b->data[0], b->len);
+	b->data[0] = b->len;
 }
 
 static void repair_bos(struct imp_dev *d)
@@ -996,6 +1075,11 @@ static int repaired_copy(const struct imp_dev *d, struct imp_dev *r)
 	*r = *d;
 	memset(r->configs, 0, sizeof(r->configs));
 	memset(&r->bos, 0, sizeof(r->bos));
+	memset(r->string_raw, 0, sizeof(r->string_raw));
+	for (i = 0; i < 256; i++)
+		if (imp_blob_put(&r->string_raw[i], d->string_raw[i].data,
+				 d->string_raw[i].len))
+			return -ENOMEM;
 	for (i = 0; i < d->n_configs; i++)
 		if (imp_blob_put(&r->configs[i], d->configs[i].data,
 				 d->configs[i].len))
@@ -1005,9 +1089,11 @@ static int repaired_copy(const struct imp_dev *d, struct imp_dev *r)
 	if (!d->truncated)
 		return 0;
 	for (i = 0; i < r->n_configs; i++)
-		if (r->configs[i].len >= 9)
-			repair_config(r, i);
+		if (r->configs[i].len >= 9 && repair_config(r, i))
+			return -ENOMEM;
 	repair_bos(r);
+	for (i = 1; i < 256; i++)
+		repair_string(r, i);
 	return 0;
 }
 
@@ -1017,6 +1103,8 @@ static void repaired_free(const struct imp_dev *d, struct imp_dev *r)
 
 	for (i = 0; i < GD_MAX_CONFIGS; i++)
 		imp_blob_free(&r->configs[i]);
+	for (i = 0; i < 256; i++)
+		imp_blob_free(&r->string_raw[i]);
 	imp_blob_free(&r->bos);
 	for (i = d->n_notes; i < r->n_notes; i++)
 		free(r->notes[i]);

@@ -431,7 +431,7 @@ static const char *blob_name(int idx, char *buf, size_t len)
 	if (idx == BLOB_DEVICE)
 		snprintf(buf, len, "device descriptor");
 	else if (idx < BLOB_BOS)
-		snprintf(buf, len, "configuration %d", idx - BLOB_CONFIG);
+		snprintf(buf, len, "configuration %d", idx - BLOB_CONFIG + 1);
 	else if (idx == BLOB_BOS)
 		snprintf(buf, len, "BOS descriptor");
 	else if (idx == BLOB_QUALIFIER)

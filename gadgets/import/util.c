@@ -333,10 +333,20 @@ int imp_select(const struct imp_set *set, const char *sel,
 		return imp_err(err, "%s: no USB device found in the %s dump",
 			       set->path, set->format);
 	if (!sel) {
-		if (set->n == 1) {
-			*out = set->devs[0];
+		/* a capture also shows hubs the host only talked to (their
+		 * class requests) and devices it never read: without
+		 * --select only devices with a device descriptor count */
+		for (i = 0; i < set->n; i++)
+			if (set->devs[i]->device.len >= 18) {
+				n++;
+				hit = set->devs[i];
+			}
+		if (n == 1 || set->n == 1) {
+			*out = n == 1 ? hit : set->devs[0];
 			return 0;
 		}
+		n = 0;
+		hit = NULL;
 		by_ids = false;
 	} else {
 		/* 4 hex digits each side: VID:PID; else BUS:DEV (decimal) */
@@ -354,7 +364,7 @@ int imp_select(const struct imp_set *set, const char *sel,
 		if (dev_ids(d, &vid, &pid))
 			vid = pid = 0xffffffff;
 		if (!sel)
-			match = true;
+			match = d->device.len >= 18;
 		else if (by_ids)
 			match = vid == a && pid == b;
 		else

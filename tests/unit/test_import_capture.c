@@ -231,7 +231,7 @@ static void test_usbmon_two_devices(void **state)
 	assert_int_equal(a->n_configs, 1);
 	assert_blob(&a->configs[0], acm_cfg, 32);	/* the longest reply */
 	assert_true(a->truncated);
-	assert_true(has_note(a, "configuration 0", "kept 32 of the 67"));
+	assert_true(has_note(a, "configuration 1", "kept 32 of the 67"));
 	/* class requests in order: OUT ones without data */
 	assert_int_equal(a->n_ctrls, 3);
 	assert_setup(&a->ctrls[0], 0x21, 0x22, 0, 0, 0);
@@ -546,7 +546,7 @@ static void test_pcap_linux_48(void **state)
 	assert_int_equal(d->n_configs, 2);
 	assert_blob(&d->configs[1], acm_cfg, 40);
 	assert_true(d->truncated);
-	assert_true(has_note(d, "configuration 1", "kept 40 of the 67"));
+	assert_true(has_note(d, "configuration 2", "kept 40 of the 67"));
 	set_clear(&set);
 	unlink(c.path);
 }

@@ -289,8 +289,10 @@ static void test_speed_guess_and_errors(void **state)
 	imp_set_free(&set);
 }
 
-/* a capture that kept 32 of 39 bytes: the nearest valid device is what
- * is left, with counts that agree with it, and a note says so */
+/* a capture that kept 36 of 39 bytes: the nearest valid device is the
+ * whole descriptors left, the endpoint the interface declares and lost
+ * guessed (with a bulk pair there: an interrupt IN), counts that agree,
+ * and notes that say so */
 static void test_truncated_repair(void **state)
 {
 	static const uint8_t cut[] = {
@@ -298,8 +300,9 @@ static void test_truncated_repair(void **state)
 		EP(0x81, 2, 64), EP(0x02, 2, 64), 7, 0x05, 0x83, 0x03,
 	};
 	static const uint8_t want[] = {
-		CFG(32, 1), INTF(0, 0, 2, 0xff),
+		CFG(39, 1), INTF(0, 0, 3, 0xff),
 		EP(0x81, 2, 64), EP(0x02, 2, 64),
+		7, 0x05, 0x83, 0x03, 16, 0, 8,
 	};
 	/* "Aé" as a string descriptor: UTF-16LE, shown as text */
 	static const uint8_t str[] = { 6, 0x03, 'A', 0, 0xe9, 0 };
@@ -316,6 +319,7 @@ static void test_truncated_repair(void **state)
 	assert_int_equal(imp_blob_put(&d->string_raw[1], str, sizeof(str)), 0);
 	assert_int_equal(imp_emit(&set, d, NULL, &text, &err), 0);
 	assert_non_null(strstr(text, "# note: configuration 1: the dump holds 36 of its 39 bytes: served as the 32 bytes"));
+	assert_non_null(strstr(text, "# note: configuration 1: interface 0 declares an endpoint the dump lost: guessed as 0x83, interrupt IN"));
 	assert_non_null(strstr(text, "    string 1 \"A\xc3\xa9\"\n"));
 	assert_int_equal(script_parse("t", text, strlen(text), &m, &se), 0);
 	n = desc_config(m, 0, 0x02, buf, sizeof(buf));
