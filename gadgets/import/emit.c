@@ -218,6 +218,7 @@ struct cfg_state {
 	int alt_neps;		/* structured endpoints of the open interface */
 	int alt_neps_said;	/* its bNumEndpoints */
 	uint8_t alt_eps[GD_MAX_ENDPOINTS];
+	const uint8_t *alt_desc;	/* the open interface descriptor */
 	uint8_t seen_if[32];	/* bitmap of interface numbers */
 	uint16_t seen_alt[GD_MAX_ALTS];	/* (number << 8 | alt) */
 	size_t n_alts;
@@ -261,12 +262,78 @@ static void raw_here(struct cfg_state *s, const uint8_t *p, size_t n,
 	out_bytes(s->o, depth_now(s), "raw", p, n, why);
 }
 
-static const char *class_desc_name(uint8_t type)
+/* What a raw descriptor is, for the comment beside it: the class of the
+ * interface it follows tells what its subtype means. */
+struct subtype_name {
+	uint8_t cls, sub;	/* interface class and subclass (0xff: any) */
+	uint8_t type, subtype;
+	const char *name;
+};
+
+static const struct subtype_name subtype_names[] = {
+	/* CDC 1.2 table 13 */
+	{ 0x02, 0xff, 0x24, 0x00, "CDC header" },
+	{ 0x02, 0xff, 0x24, 0x01, "CDC call management" },
+	{ 0x02, 0xff, 0x24, 0x02, "CDC ACM" },
+	{ 0x02, 0xff, 0x24, 0x06, "CDC union" },
+	{ 0x02, 0xff, 0x24, 0x0f, "CDC Ethernet networking" },
+	{ 0x02, 0xff, 0x24, 0x1a, "CDC NCM" },
+	{ 0x02, 0xff, 0x24, 0x1b, "CDC MBIM" },
+	/* audio 1.0 / 2.0: control (subclass 1) and streaming (2) */
+	{ 0x01, 0x01, 0x24, 0x01, "audio control header" },
+	{ 0x01, 0x01, 0x24, 0x02, "audio input terminal" },
+	{ 0x01, 0x01, 0x24, 0x03, "audio output terminal" },
+	{ 0x01, 0x01, 0x24, 0x04, "audio mixer unit" },
+	{ 0x01, 0x01, 0x24, 0x05, "audio selector unit" },
+	{ 0x01, 0x01, 0x24, 0x06, "audio feature unit" },
+	{ 0x01, 0x01, 0x24, 0x0a, "audio clock source" },
+	{ 0x01, 0x02, 0x24, 0x01, "audio streaming general" },
+	{ 0x01, 0x02, 0x24, 0x02, "audio format type" },
+	{ 0x01, 0xff, 0x25, 0x01, "audio isochronous endpoint" },
+	{ 0x01, 0x03, 0x24, 0x01, "MIDI streaming header" },
+	{ 0x01, 0x03, 0x24, 0x02, "MIDI IN jack" },
+	{ 0x01, 0x03, 0x24, 0x03, "MIDI OUT jack" },
+	{ 0x01, 0x03, 0x25, 0x01, "MIDI endpoint" },
+	/* UVC 1.5: control (subclass 1) and streaming (2) */
+	{ 0x0e, 0x01, 0x24, 0x01, "video control header" },
+	{ 0x0e, 0x01, 0x24, 0x02, "video input terminal" },
+	{ 0x0e, 0x01, 0x24, 0x03, "video output terminal" },
+	{ 0x0e, 0x01, 0x24, 0x04, "video selector unit" },
+	{ 0x0e, 0x01, 0x24, 0x05, "video processing unit" },
+	{ 0x0e, 0x01, 0x24, 0x06, "video extension unit" },
+	{ 0x0e, 0x01, 0x25, 0x03, "video interrupt endpoint" },
+	{ 0x0e, 0x02, 0x24, 0x01, "video streaming input header" },
+	{ 0x0e, 0x02, 0x24, 0x03, "video still image frame" },
+	{ 0x0e, 0x02, 0x24, 0x04, "video format: uncompressed" },
+	{ 0x0e, 0x02, 0x24, 0x05, "video frame: uncompressed" },
+	{ 0x0e, 0x02, 0x24, 0x06, "video format: MJPEG" },
+	{ 0x0e, 0x02, 0x24, 0x07, "video frame: MJPEG" },
+	{ 0x0e, 0x02, 0x24, 0x0d, "video color matching" },
+};
+
+static const char *class_desc_name(const uint8_t *alt, const uint8_t *p)
 {
-	switch (type) {
-	case 0x21: return "class-specific: HID, DFU or CCID";
-	case 0x22: return "HID report";
-	case 0x24: return "class-specific interface (CDC, audio, video)";
+	size_t i;
+
+	if (alt && p[0] >= 3)
+		for (i = 0; i < sizeof(subtype_names) / sizeof(subtype_names[0]); i++) {
+			const struct subtype_name *n = &subtype_names[i];
+
+			if (n->cls == alt[5] &&
+			    (n->sub == 0xff || n->sub == alt[6]) &&
+			    n->type == p[1] && n->subtype == p[2])
+				return n->name;
+		}
+	switch (p[1]) {
+	case 0x21:
+		if (alt && alt[5] == 0x03)
+			return "HID";
+		if (alt && alt[5] == 0x0b)
+			return "CCID";
+		if (alt && alt[5] == 0xfe && alt[6] == 0x01)
+			return "DFU functional";
+		return "class-specific (0x21)";
+	case 0x24: return "class-specific interface";
 	case 0x25: return "class-specific endpoint";
 	case DT_SS_EP_COMP: return "SuperSpeed endpoint companion";
 	case 0x31: return "SuperSpeedPlus isochronous endpoint companion";
@@ -416,6 +483,7 @@ static void emit_interface(struct cfg_state *s, const uint8_t *p)
 
 	close_alt(s);
 	s->in_alt = true;
+	s->alt_desc = p;
 	s->alt_dead = false;
 	s->alt_neps = 0;
 	s->alt_neps_said = p[4];
@@ -551,7 +619,7 @@ static void emit_config(struct out *o, const struct imp_dev *d,
 			if (why[0])
 				s.demoted++;
 			raw_here(&s, p, p[0],
-				 why[0] ? why : class_desc_name(p[1]));
+				 why[0] ? why : class_desc_name(s.alt_desc, p));
 		}
 		pos += p[0];
 	}
