@@ -603,7 +603,12 @@ static void ctrl_submit(struct gdev *dev, struct urb *urb)
 	len = min_sz(s.wLength, urb->length);
 
 	for (i = 0; i < dev->model->n_rules; i++) {
-		if (rule_match(&dev->model->rules[i], &s)) {
+		const struct gd_ctrl_rule *r = &dev->model->rules[i];
+
+		/* a rule with `times N` is spent after N matches */
+		if (r->times && dev->rule_hits[i] >= r->times)
+			continue;
+		if (rule_match(r, &s)) {
 			ctrl_rule(dev, urb, i, in, len);
 			return;
 		}
@@ -737,16 +742,14 @@ void gdev_free(struct gdev *dev)
 int gdev_attach(struct gdev *dev, const struct gdev_host *host, void *ctx)
 {
 	uint32_t ms = dev->model->faults.disconnect_after_ms;
+	int ret;
 
 	reset_state(dev);
-	dev->host = host;
-	dev->host_ctx = ctx;
-	if (dev->fops && dev->fops->attach) {
-		int ret = dev->fops->attach(dev);
-
-		if (ret)
-			return ret;
-	}
+	/*
+	 * The timer first: it is the step that cannot be undone by the
+	 * function.  Any failure leaves host unset, so nothing keeps a
+	 * pointer to a connection the caller is about to free.
+	 */
 	if (ms) {
 		struct timeval tv = {
 			.tv_sec = ms / 1000,
@@ -756,7 +759,21 @@ int gdev_attach(struct gdev *dev, const struct gdev_host *host, void *ctx)
 		if (evtimer_add(dev->disconnect_timer, &tv))
 			return -ENOMEM;
 	}
+	dev->host = host;
+	dev->host_ctx = ctx;
+	if (dev->fops && dev->fops->attach) {
+		ret = dev->fops->attach(dev);
+		if (ret)
+			goto err;
+	}
 	return 0;
+
+err:
+	evtimer_del(dev->disconnect_timer);
+	dev->function_state = NULL;
+	dev->host = NULL;
+	dev->host_ctx = NULL;
+	return ret;
 }
 
 void gdev_detach(struct gdev *dev, void (*free_urb)(struct urb *urb))

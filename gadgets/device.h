@@ -103,7 +103,10 @@ struct gdev {
 struct gdev *gdev_new(const struct gd_device *model, struct event_base *base);
 void gdev_free(struct gdev *dev);
 
-/* Start serving a connection: resets state, arms the disconnect timer. */
+/* Start serving a connection: resets state, arms the disconnect timer,
+ * attaches the function.  On failure (negative errno) the device is left
+ * as if never attached: no host pointer, no timer, no function state, so
+ * the caller may free ctx and need not call gdev_detach(). */
 int gdev_attach(struct gdev *dev, const struct gdev_host *host, void *ctx);
 /* Connection gone: every pending URB is freed via free_urb without
  * completion, state goes back to unconfigured. */

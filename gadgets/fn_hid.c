@@ -932,6 +932,8 @@ static void hid_reset(struct gdev *dev)
 {
 	struct hid_state *st = dev->function_state;
 
+	if (!st)
+		return;
 	fn_urbq_flush(dev, &st->in, -ESHUTDOWN);
 }
 

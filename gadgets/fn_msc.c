@@ -1117,6 +1117,8 @@ static void msc_reset(struct gdev *dev)
 {
 	struct msc_state *st = dev->function_state;
 
+	if (!st)
+		return;
 	fn_urbq_flush(dev, &st->in, -ESHUTDOWN);
 	fn_urbq_flush(dev, &st->out, -ESHUTDOWN);
 	st->phase = PH_CBW;

@@ -141,6 +141,8 @@ struct gd_ctrl_rule {
 	int short_len;		/* -1: none; else reply at most this many bytes */
 	uint32_t delay_ms;	/* complete this much later */
 	uint32_t stall_nth;	/* fault: the Nth match (1-based) STALLs; 0 never */
+	uint32_t times;		/* 0: every match; else the first N, then the
+				 * rules after it answer (replies that change) */
 	int line;
 };
 

@@ -1651,7 +1651,8 @@ static int config_finish(struct blk *b, struct gd_config *cfg)
 
 /* ---- control { .. } ---- */
 
-enum { R_TYPE, R_REQ, R_VALUE, R_INDEX, R_ACTION, R_SHORT, R_DELAY, R_STALL };
+enum { R_TYPE, R_REQ, R_VALUE, R_INDEX, R_ACTION, R_SHORT, R_DELAY, R_STALL,
+       R_TIMES };
 
 static int kw_match(struct blk *b, const struct stmt *st,
 		    const struct kw_def *d)
@@ -1695,6 +1696,8 @@ static const struct kw_def control_kws[] = {
 	NUM("delay", struct gd_ctrl_rule, delay_ms, 32, R_DELAY),
 	KW("stall-nth", kw_nth, NOBLK, R_STALL, 0,
 	   offsetof(struct gd_ctrl_rule, stall_nth)),
+	KW("times", kw_nth, NOBLK, R_TIMES, 0,
+	   offsetof(struct gd_ctrl_rule, times)),
 };
 
 /* ---- bos { .. } ---- */

@@ -647,36 +647,127 @@ static bool is_standard_handled(const uint8_t *setup)
 	return true;
 }
 
+static bool same_answer(const struct imp_ctrl *a, const struct imp_ctrl *b)
+{
+	return a->stall == b->stall && a->data.len == b->data.len &&
+	       (!a->data.len || !memcmp(a->data.data, b->data.data, a->data.len));
+}
+
+static void emit_rule(struct out *o, const struct imp_ctrl *c, size_t times,
+		      size_t runs)
+{
+	const uint8_t *s = c->setup;
+
+	if (times)
+		out(o, "    control {\t# %s (%zu time%s)\n", c->where, times,
+		    times > 1 ? "s" : "");
+	else if (runs > 1)
+		out(o, "    control {\t# %s (from then on)\n", c->where);
+	else
+		out(o, "    control {\t# %s\n", c->where);
+	out(o, "        bmRequestType 0x%02x; bRequest 0x%02x; wValue 0x%04x; wIndex 0x%04x\n",
+	    s[0], s[1], le16(s + 2), le16(s + 4));
+	if (c->stall)
+		out(o, "        stall\n");
+	else if ((s[0] & 0x80) && c->data.len)
+		out_bytes(o, 2, "reply", c->data.data,
+			  c->data.len > GD_MAX_BLOB ? GD_MAX_BLOB : c->data.len,
+			  NULL);
+	else
+		out(o, "        ack\n");
+	if (times)
+		out(o, "        times %zu\n", times);
+	out(o, "    }\n");
+}
+
+/*
+ * A driver on another kernel writes registers the capture never shows (a
+ * divisor for another baud rate, a register its version sets and the
+ * capturing one did not).  When the device took every vendor or class
+ * OUT request of the capture without a STALL, the nearest guess for one
+ * it was not seen to get is that it takes it too: one catch-all `ack`
+ * rule per such bmRequestType, after every recorded rule.  IN requests
+ * get none (no data can be made up); they STALL as before.
+ */
+static void emit_out_catchall(struct out *o, const struct imp_dev *d)
+{
+	uint8_t types[8];
+	size_t n = 0, i, k;
+
+	for (i = 0; i < d->n_ctrls; i++) {
+		const uint8_t *s = d->ctrls[i].setup;
+
+		if ((s[0] & 0x80) || !(s[0] & 0x60) || (s[0] & 0x60) == 0x60)
+			continue;
+		if (d->ctrls[i].stall)
+			return;		/* the device refuses some: no guess */
+		for (k = 0; k < n && types[k] != s[0]; k++)
+			;
+		if (k == n && n < sizeof(types))
+			types[n++] = s[0];
+	}
+	for (k = 0; k < n; k++) {
+		out(o, "    control {\t# guess: the device took every %s OUT request of the dump, so it takes the others too\n",
+		    (types[k] & 0x60) == 0x40 ? "vendor" : "class");
+		out(o, "        bmRequestType 0x%02x\n        ack\n    }\n",
+		    types[k]);
+	}
+}
+
+/*
+ * Recorded transfers as rules, in capture order of each request's first
+ * appearance.  A request the device answered differently over time (a
+ * status register polled until a bit comes up) becomes one rule per run
+ * of equal answers, each but the last with `times` its run's length, so
+ * the replay answers in the order the device did and then keeps its last
+ * answer.  Requests differ by bmRequestType, bRequest, wValue and wIndex
+ * (what a rule matches on); wLength does not count.
+ */
 static void emit_rules(struct out *o, const struct imp_dev *d)
 {
-	size_t i, j;
+	size_t i, j, k;
 
 	for (i = 0; i < d->n_ctrls; i++) {
 		const struct imp_ctrl *c = &d->ctrls[i];
-		const uint8_t *s = c->setup;
-		bool dup = false, in = s[0] & 0x80;
+		bool seen = false;
+		size_t runs = 0;
 
-		if (is_standard_handled(s))
+		if (is_standard_handled(c->setup))
 			continue;
-		/* first match first: a later transfer with the same request
-		 * would never be reached */
-		for (j = 0; j < i && !dup; j++)
-			dup = !memcmp(d->ctrls[j].setup, s, 6);
-		if (dup)
+		for (j = 0; j < i && !seen; j++)
+			seen = !memcmp(d->ctrls[j].setup, c->setup, 6);
+		if (seen)
 			continue;
-		out(o, "    control {\t# %s\n", c->where);
-		out(o, "        bmRequestType 0x%02x; bRequest 0x%02x; wValue 0x%04x; wIndex 0x%04x\n",
-		    s[0], s[1], le16(s + 2), le16(s + 4));
-		if (c->stall)
-			out(o, "        stall\n");
-		else if (in && c->data.len)
-			out_bytes(o, 2, "reply", c->data.data,
-				  c->data.len > GD_MAX_BLOB ? GD_MAX_BLOB :
-				  c->data.len, NULL);
-		else
-			out(o, "        ack\n");
-		out(o, "    }\n");
+		/* count the runs first: the last one is written without
+		 * `times`, and says so */
+		for (j = i; j < d->n_ctrls; j++) {
+			if (memcmp(d->ctrls[j].setup, c->setup, 6))
+				continue;
+			for (k = j + 1; k < d->n_ctrls &&
+			     memcmp(d->ctrls[k].setup, c->setup, 6); k++)
+				;
+			if (k >= d->n_ctrls || !same_answer(&d->ctrls[j], &d->ctrls[k]))
+				runs++;
+		}
+		for (j = i; j < d->n_ctrls; ) {
+			const struct imp_ctrl *first = &d->ctrls[j];
+			size_t n = 0, next = d->n_ctrls;
+
+			/* the run of equal answers starting at j */
+			for (k = j; k < d->n_ctrls; k++) {
+				if (memcmp(d->ctrls[k].setup, c->setup, 6))
+					continue;
+				if (!same_answer(&d->ctrls[k], first)) {
+					next = k;
+					break;
+				}
+				n++;
+			}
+			emit_rule(o, first, next < d->n_ctrls ? n : 0, runs);
+			j = next;
+		}
 	}
+	emit_out_catchall(o, d);
 }
 
 static bool valid_text(const char *s)

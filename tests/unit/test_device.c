@@ -18,6 +18,7 @@
 
 #include "device.h"
 #include "fixture.h"
+#include "function.h"
 #include "log.h"
 #include "model.h"
 
@@ -29,7 +30,7 @@ struct dev_model {
 	struct gd_alt alt[2];
 	struct gd_endpoint eps[16];
 	struct gd_blob seq[3];
-	struct gd_ctrl_rule rules[8];
+	struct gd_ctrl_rule rules[10];
 };
 
 static struct dev_model *model_of(struct fx *fx)
@@ -124,8 +125,14 @@ static void model_init(struct dev_model *dm)
 	/* wildcard type: must not take GET_DESCRIPTOR (standard, 0x06) */
 	rule_init(&dm->rules[6], -1, USB_REQ_GET_DESCRIPTOR, GD_CTRL_STALL);
 	rule_init(&dm->rules[7], 0x41, 0x07, GD_CTRL_REPLY);
+	/* a status that reads 00 twice, then 01 (`times`) */
+	rule_init(&dm->rules[8], 0xc0, 0x08, GD_CTRL_REPLY);
+	dm->rules[8].data = (struct gd_blob){ (uint8_t *)reply10, 1 };
+	dm->rules[8].times = 2;
+	rule_init(&dm->rules[9], 0xc0, 0x08, GD_CTRL_REPLY);
+	dm->rules[9].data = (struct gd_blob){ (uint8_t *)reply10 + 1, 1 };
 	m->rules = dm->rules;
-	m->n_rules = 8;
+	m->n_rules = 10;
 }
 
 static int setup(void **state)
@@ -270,6 +277,22 @@ static void test_ctrl_stall_nth(void **state)
 	assert_int_equal(u->status, -EPIPE);
 	u = fx_submit(fx, fx_ctrl_new(0x40, 0x06, 0, 0, 0, 0));
 	assert_int_equal(u->status, 0);
+}
+
+/* `times N`: the rule answers N matches, then the next one does */
+static void test_ctrl_times(void **state)
+{
+	struct fx *fx = *state;
+	struct urb *u;
+	int i;
+
+	start(fx, false);
+	for (i = 0; i < 4; i++) {
+		u = fx_submit(fx, fx_ctrl_new(0xc0, 0x08, 0, 0, 1, 1));
+		assert_int_equal(u->status, 0);
+		assert_int_equal(u->actual_length, 1);
+		assert_int_equal(u->buf[0], i < 2 ? reply10[0] : reply10[1]);
+	}
 }
 
 static void test_ctrl_unlink_delayed(void **state)
@@ -738,6 +761,45 @@ static void test_set_config_shuts_pending(void **state)
 	assert_null(fx->dev->config);
 }
 
+/* ---- attach that fails ---- */
+
+static int fail_attach(struct gdev *dev)
+{
+	(void)dev;
+	return -EIO;
+}
+
+static const struct gd_function_ops fail_ops = {
+	.name = "fail",
+	.attach = fail_attach,
+};
+
+/*
+ * A function whose attach fails leaves the device as gdev_new() made it:
+ * the server frees the connection it offered as host, so no pointer to it
+ * may stay behind, nor a disconnect timer that would call it.
+ */
+static void test_attach_failure_unwinds(void **state)
+{
+	struct fx *fx = *state;
+
+	fx->m->faults.disconnect_after_ms = 10;
+	fx->dev = gdev_new(fx->m, fx->base);
+	assert_non_null(fx->dev);
+	fx->dev->fops = &fail_ops;
+	assert_int_equal(gdev_attach(fx->dev, &fx->host, fx), -EIO);
+	assert_null(fx->dev->host);
+	assert_null(fx->dev->host_ctx);
+	assert_null(fx->dev->function_state);
+	fx_run_for(fx, 50);
+	assert_int_equal(fx->disconnects, 0);
+
+	/* and it can be attached again once the function works */
+	fx->dev->fops = NULL;
+	assert_int_equal(gdev_attach(fx->dev, &fx->host, fx), 0);
+	assert_ptr_equal(fx->dev->host_ctx, fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -747,6 +809,7 @@ int main(void)
 		T(test_ctrl_delay),
 		T(test_ctrl_wildcard_not_standard),
 		T(test_ctrl_stall_nth),
+		T(test_ctrl_times),
 		T(test_ctrl_unlink_delayed),
 		T(test_loopback_out_then_in),
 		T(test_loopback_in_first),
@@ -765,6 +828,7 @@ int main(void)
 		T(test_iso_in),
 		T(test_iso_out),
 		T(test_set_config_shuts_pending),
+		T(test_attach_failure_unwinds),
 #undef T
 	};
 

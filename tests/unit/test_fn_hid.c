@@ -318,6 +318,21 @@ static void test_reset_fails_held(void **state)
 	assert_int_equal(u->status, -ESHUTDOWN);
 }
 
+/* Not attached (no state yet): a configuration change is harmless. */
+static void test_reset_unattached(void **state)
+{
+	struct fx *fx = *state;
+	struct script_error err;
+
+	if (parse(1, 0x3f, "", "", &fx->m, &err))
+		fail_msg("%s", err.msg);
+	fx->dev = gdev_new(fx->m, fx->base);
+	assert_non_null(fx->dev);
+	assert_null(fx->dev->function_state);
+	assert_int_equal(gdev_set_config(fx->dev, 1), 0);
+	assert_int_equal(gdev_set_config(fx->dev, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -330,6 +345,7 @@ int main(void)
 		T(test_interrupt_out),
 		T(test_report_ids),
 		T(test_reset_fails_held),
+		T(test_reset_unattached),
 #undef T
 	};
 

@@ -494,6 +494,23 @@ static void test_unlink_and_reset(void **state)
 	assert_int_equal(b->status, -ESHUTDOWN);
 }
 
+/* Not attached (no state yet): a configuration change is harmless. */
+static void test_reset_unattached(void **state)
+{
+	struct fx *fx = *state;
+	struct script_error err;
+	char text[2048];
+
+	snprintf(text, sizeof(text), script_fmt, "    size 1M\n");
+	if (script_parse("t.gadget", text, strlen(text), &fx->m, &err))
+		fail_msg("%s", err.msg);
+	fx->dev = gdev_new(fx->m, fx->base);
+	assert_non_null(fx->dev);
+	assert_null(fx->dev->function_state);
+	assert_int_equal(gdev_set_config(fx->dev, 1), 0);
+	assert_int_equal(gdev_set_config(fx->dev, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -509,6 +526,7 @@ int main(void)
 		T(test_invalid_cbw_until_reset),
 		T(test_eject_and_prevent),
 		T(test_unlink_and_reset),
+		T(test_reset_unattached),
 #undef T
 	};
 

@@ -245,13 +245,25 @@ static void test_rules_and_sequences(void **state)
 	assert_int_equal(imp_add_in_packet(d, 0x81, NULL, 0), 0);
 	assert_int_equal(imp_emit(&set, d, NULL, &text, &err), 0);
 	assert_serves(text, d);
-	assert_non_null(strstr(text, "# f:1\n        bmRequestType 0xc0; bRequest 0x05; wValue 0x0000; wIndex 0x0000\n        reply 10 60\n"));
-	assert_null(strstr(text, "# f:2"));	/* unreachable: dropped */
+	/* the same request answered two ways: in order, then the last */
+	assert_non_null(strstr(text, "# f:1 (1 time)\n        bmRequestType 0xc0; bRequest 0x05; wValue 0x0000; wIndex 0x0000\n        reply 10 60\n        times 1\n"));
+	assert_non_null(strstr(text, "# f:2 (from then on)\n        bmRequestType 0xc0; bRequest 0x05; wValue 0x0000; wIndex 0x0000\n        reply 01 02\n    }"));
 	assert_non_null(strstr(text, "bRequest 0x01; wValue 0x0001; wIndex 0x0000\n        stall\n"));
 	assert_null(strstr(text, "# f:4"));	/* SET_CONFIGURATION */
 	assert_non_null(strstr(text, "bmRequestType 0x81; bRequest 0x06; wValue 0x2200"));
 	assert_non_null(strstr(text, "packet 31 60 41\n"));
 	assert_non_null(strstr(text, "packet\t# zero-length"));
+	/* a vendor OUT was refused: no guess that others are taken */
+	assert_null(strstr(text, "took every vendor OUT"));
+	free(text);
+	imp_set_free(&set);
+
+	/* every vendor OUT acknowledged: the others are guessed to be too */
+	d = hand_dump(&set, cfg, sizeof(cfg), USBIP_SPEED_FULL);
+	assert_int_equal(imp_add_ctrl(d, vendor_out, false, NULL, 0, "f:1"), 0);
+	assert_int_equal(imp_emit(&set, d, NULL, &text, &err), 0);
+	assert_serves(text, d);
+	assert_non_null(strstr(text, "took every vendor OUT request of the dump, so it takes the others too\n        bmRequestType 0x40\n        ack\n"));
 	free(text);
 	imp_set_free(&set);
 }
