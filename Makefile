@@ -31,13 +31,17 @@ CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 USB_CFLAGS := $(shell $(PKG_CONFIG) --cflags libusb-1.0 2>/dev/null)
 USB_LIBS := $(shell $(PKG_CONFIG) --libs libusb-1.0 2>/dev/null)
 
-ALL_CFLAGS = $(WARN) $(CFLAGS) -MMD -MP -Igadgets $(EVENT_CFLAGS)
+# One version for every program: the VERSION file.
+USBRIG_VERSION := $(shell cat VERSION 2>/dev/null || echo unknown)
+
+ALL_CFLAGS = $(WARN) $(CFLAGS) -MMD -MP -Igadgets $(EVENT_CFLAGS) \
+	-DUSBRIG_VERSION='"$(USBRIG_VERSION)"'
 
 # Debian packages: build, test, and the guest (kernel, busybox, usbip tools)
 DEB_PACKAGES := gcc make pkg-config libevent-dev libcmocka-dev \
 	libusb-1.0-0-dev libpcap-dev tcpdump usbip usb.ids usbutils qemu-system-x86 \
 	linux-image-amd64 busybox-static kmod cpio socat linux-source-6.1 \
-	bc bison flex libelf-dev libssl-dev
+	bc bison flex libelf-dev libssl-dev groff-base
 
 # ---- gadgets/: the server library and usbrig-gadget ----
 GADGET_SRCS := $(filter-out gadgets/main.c,$(wildcard gadgets/*.c))
@@ -153,9 +157,10 @@ check-socket: $(GADGET_BIN) $(SOCKET_BINS)
 check-examples: $(GADGET_BIN)
 	$(GADGET_BIN) --check $(EXAMPLES)
 
-check-tools: $(GADGET_BIN) $(IMPORT_BIN)
+check-tools: $(GADGET_BIN) $(IMPORT_BIN) $(HOST_BIN)
 	tests/tools/usbip-list.sh $(GADGET_BIN) $(EXAMPLES)
 	tests/tools/import-errors.sh $(IMPORT_BIN)
+	tests/tools/man-check.sh $(BUILD)
 
 # The unit and socket tests again, built with ASan + UBSan.
 check-asan:
@@ -166,6 +171,15 @@ install: $(GADGET_BIN) $(IMPORT_BIN) $(HOST_BIN) $(AGENT_BIN)
 	install -m 755 $(GADGET_BIN) $(IMPORT_BIN) $(HOST_BIN) $(AGENT_BIN) \
 		$(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(EXAMPLES) $(DESTDIR)$(PREFIX)/share/usbrig/examples/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/man/man5 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 docs/man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 644 contrib/bash-completion/usbrig \
+		contrib/bash-completion/usbrig-gadget \
+		contrib/bash-completion/usbrig-import \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/
 
 clean:
 	rm -rf $(BUILD)
@@ -304,12 +318,15 @@ check-regressions: $(VM_BINS)
 # tests/import/devices.sh: the real devices of tests/data/devices/
 # (SOURCES.md) imported from their lsusb -v pastes, attached, and the
 # guest's lsusb -v of each compared field by field with the paste.
+# tests/import/replay.sh: real usbmon captures of devices whose drivers
+# talk to the chip in probe (asix, ch341), replayed: the probe succeeds.
 # The guest needs the host's tcpdump (`requires tool tcpdump`).
 
 .PHONY: check-import
 check-import: $(VM_BINS) $(IMPORT_BIN)
 	tests/import/roundtrip.sh --build $(BUILD)
 	tests/import/devices.sh --build $(BUILD)
+	tests/import/replay.sh --build $(BUILD)
 
 # ---- repro ----
 # check-repro: `usbrig repro` on the dumps of tests/repro/ (tests/repro/

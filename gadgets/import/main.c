@@ -63,6 +63,7 @@ static void usage(FILE *f)
 		"  -o, --output FILE             write the script there (default: stdout)\n"
 		"  -n, --name NAME               the script's device name\n"
 		"  -l, --list                    list the devices in the dump, write nothing\n"
+		"  -V, --version                 the version\n"
 		"  -h, --help                    this text\n\n"
 		"FORMAT (guessed from the contents when not given):\n");
 	for (i = 0; imp_readers[i]; i++)
@@ -147,6 +148,7 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "name", required_argument, NULL, 'n' },
 		{ "list", no_argument, NULL, 'l' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -162,7 +164,7 @@ int main(int argc, char **argv)
 	size_t len;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "s:o:n:lh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:o:n:lVh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			sel = optarg;
@@ -178,6 +180,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			printf("usbrig-import %s\n", USBRIG_VERSION);
 			return 0;
 		default:
 			usage(stderr);
