@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "model.h"
+#include "util.h"
 
 #define IMP_MAX_DEVICES		128	/* devices in one dump */
 #define IMP_MAX_CTRLS		1024	/* recorded control transfers per device */
@@ -123,7 +124,6 @@ const struct imp_reader *imp_reader_sniff(const char *path, const uint8_t *buf,
 extern const struct imp_reader *const imp_readers[];
 
 /* ---- helpers shared by the readers (util.c) ---- */
-int imp_hexval(int c);		/* 0..15 for a hex digit, else -1 */
 int imp_err(struct imp_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));	/* fills err, returns -EINVAL */
 int imp_blob_put(struct imp_blob *b, const void *data, size_t len);
@@ -143,6 +143,8 @@ int imp_set_string(struct imp_dev *d, uint8_t index, const char *utf8);
 int imp_read_file(const char *path, uint8_t **buf, size_t *len,
 		  struct imp_error *err);
 void imp_set_free(struct imp_set *set);
+/* take d out of set and free it (a reader that finds it unusable) */
+void imp_dev_drop(struct imp_set *set, struct imp_dev *d);
 
 /* ---- selection: "VID:PID" or "BUS:DEV" (hex ids, decimal bus/dev) ---- */
 /* Picks exactly one device; -EINVAL with err when none or several match

@@ -82,8 +82,8 @@ static const char *parse_guid(const char *s, uint8_t g[16])
 
 		if (*s == '-')
 			s++;
-		hi = imp_hexval(s[0]);
-		lo = hi < 0 ? -1 : imp_hexval(s[1]);
+		hi = util_hexval(s[0]);
+		lo = hi < 0 ? -1 : util_hexval(s[1]);
 		if (lo < 0)
 			return NULL;
 		g[order[i++]] = hi << 4 | lo;
@@ -103,10 +103,10 @@ static bool parse_val(const char *s, struct lx_val *v)
 	s = skip_sp(s);
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
 		p = s + 2;
-		if (imp_hexval(*p) < 0 && *p == ' ')	/* "0x 9": %2x */
+		if (util_hexval(*p) < 0 && *p == ' ')	/* "0x 9": %2x */
 			p = skip_sp(p);
-		for (; imp_hexval(*p) >= 0 && v->ndig < 16; p++, v->ndig++)
-			n = n << 4 | imp_hexval(*p);
+		for (; util_hexval(*p) >= 0 && v->ndig < 16; p++, v->ndig++)
+			n = n << 4 | util_hexval(*p);
 		if (!v->ndig)
 			return false;
 		v->kind = V_HEX;
@@ -123,21 +123,21 @@ static bool parse_val(const char *s, struct lx_val *v)
 		return true;
 	}
 	/* bcd is printed %2x.%02x: "f0.33" starts with a letter */
-	for (p = s; imp_hexval(*p) >= 0 && p - s < 5; p++)
+	for (p = s; util_hexval(*p) >= 0 && p - s < 5; p++)
 		;
-	if ((p == s || p - s > 4 || *p != '.' || imp_hexval(p[1]) < 0) &&
+	if ((p == s || p - s > 4 || *p != '.' || util_hexval(p[1]) < 0) &&
 	    (*s < '0' || *s > '9'))
 		return false;
 	p = s;
 	for (k = 0; *p >= '0' && *p <= '9' && k < 10; p++, k++)
 		n = n * 10 + (*p - '0');
-	if (*p != '.' && imp_hexval(*p) >= 0)
-		for (; imp_hexval(*p) >= 0; p++)
+	if (*p != '.' && util_hexval(*p) >= 0)
+		for (; util_hexval(*p) >= 0; p++)
 			;
-	if (*p == '.' && imp_hexval(p[1]) >= 0) {
+	if (*p == '.' && util_hexval(p[1]) >= 0) {
 		snprintf(v->ip, sizeof(v->ip), "%.*s", (int)(p - s), s);
 		s = ++p;
-		while (imp_hexval(*p) >= 0 && p - s < 10)
+		while (util_hexval(*p) >= 0 && p - s < 10)
 			p++;
 		snprintf(v->fp, sizeof(v->fp), "%.*s", (int)(p - s), s);
 		v->kind = V_DOT;
@@ -155,8 +155,8 @@ static unsigned long hex_of(const char *s)
 {
 	unsigned long n = 0;
 
-	for (; imp_hexval(*s) >= 0; s++)
-		n = n << 4 | imp_hexval(*s);
+	for (; util_hexval(*s) >= 0; s++)
+		n = n << 4 | util_hexval(*s);
 	return n;
 }
 
@@ -999,35 +999,7 @@ static void hid_unavailable(struct lx *lx)
 
 static void dev_discard(struct imp_set *set, struct imp_dev *d)
 {
-	size_t i;
-
-	for (i = 0; i < set->n && set->devs[i] != d; i++)
-		;
-	if (i == set->n)
-		return;
-	memmove(&set->devs[i], &set->devs[i + 1],
-		(set->n - i - 1) * sizeof(set->devs[0]));
-	set->n--;
-	free(d->where);
-	imp_blob_free(&d->device);
-	for (i = 0; i < GD_MAX_CONFIGS; i++)
-		imp_blob_free(&d->configs[i]);
-	imp_blob_free(&d->bos);
-	imp_blob_free(&d->qualifier);
-	for (i = 0; i < 256; i++) {
-		free(d->strings[i]);
-		imp_blob_free(&d->string_raw[i]);
-	}
-	for (i = 0; i < d->n_ctrls; i++) {
-		imp_blob_free(&d->ctrls[i].data);
-		free(d->ctrls[i].where);
-	}
-	free(d->ctrls);
-	for (i = 0; i < GD_MAX_INTERFACES; i++)
-		free(d->driver[i]);
-	for (i = 0; i < d->n_notes; i++)
-		free(d->notes[i]);
-	free(d);
+	imp_dev_drop(set, d);
 }
 
 /* bNumInterfaces, bNumEndpoints and wTotalLength made to match what the
@@ -1551,9 +1523,9 @@ static uint8_t *qp_decode(const uint8_t *buf, size_t *len)
 	if (!out)
 		return NULL;
 	for (i = 0; i < *len; i++) {
-		if (buf[i] == '=' && i + 2 < *len && imp_hexval(buf[i + 1]) >= 0 &&
-		    imp_hexval(buf[i + 2]) >= 0) {
-			out[o++] = imp_hexval(buf[i + 1]) << 4 | imp_hexval(buf[i + 2]);
+		if (buf[i] == '=' && i + 2 < *len && util_hexval(buf[i + 1]) >= 0 &&
+		    util_hexval(buf[i + 2]) >= 0) {
+			out[o++] = util_hexval(buf[i + 1]) << 4 | util_hexval(buf[i + 2]);
 			i += 2;
 		} else if (buf[i] == '=' && i + 1 < *len && buf[i + 1] == '\n') {
 			i++;

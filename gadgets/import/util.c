@@ -26,17 +26,6 @@ int imp_err(struct imp_error *err, const char *fmt, ...)
 	return -EINVAL;
 }
 
-int imp_hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* every blob is bounded: a descriptor set is at most 64 KiB, a recorded
  * transfer at most what one URB carries in practice */
 #define IMP_BLOB_MAX	(1u << 20)
@@ -274,6 +263,20 @@ static void dev_free(struct imp_dev *d)
 	for (i = 0; i < d->n_notes; i++)
 		free(d->notes[i]);
 	free(d);
+}
+
+void imp_dev_drop(struct imp_set *set, struct imp_dev *d)
+{
+	size_t i;
+
+	for (i = 0; i < set->n && set->devs[i] != d; i++)
+		;
+	if (i == set->n)
+		return;
+	memmove(&set->devs[i], &set->devs[i + 1],
+		(set->n - i - 1) * sizeof(set->devs[0]));
+	set->n--;
+	dev_free(d);
 }
 
 void imp_set_free(struct imp_set *set)
