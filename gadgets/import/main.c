@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "import.h"
@@ -108,16 +109,25 @@ static void list_devices(const struct imp_set *set)
 	}
 }
 
-/* write all or nothing: a temporary file renamed over OUT */
+/* Write all or nothing: a temporary file renamed over OUT.  OUT that
+ * exists and is not a regular file (/dev/null, a FIFO, a terminal) is
+ * written to as it is: renaming over it would replace the device. */
 static int write_out(const char *path, const char *text)
 {
 	size_t n = strlen(text);
+	struct stat st;
 	char *tmp;
 	FILE *f;
 
 	if (!path || !strcmp(path, "-"))
 		return fwrite(text, 1, n, stdout) == n && !fflush(stdout) ?
 		       0 : -EIO;
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		f = fopen(path, "w");
+		if (!f)
+			return -errno;
+		return fwrite(text, 1, n, f) == n && !fclose(f) ? 0 : -EIO;
+	}
 	if (asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0)
 		return -ENOMEM;
 	f = fopen(tmp, "w");

@@ -99,5 +99,26 @@ case_ "an unknown option" 2 "usage: usbrig-import" --bogus "$tmp/prose.txt"
 case_ "two inputs" 2 "expected one \\[FORMAT:\\]FILE" \
 	"$tmp/prose.txt" "$tmp/prose.txt"
 
+# not an error, but the same code path: an output that is not a regular
+# file is written to, never replaced by a rename (as root a rename over
+# /dev/null would put a plain file there)
+n=$((n + 1))
+mkfifo "$tmp/fifo"
+cat "$tmp/fifo" >"$tmp/fifo.out" &
+reader=$!
+"$import" "$data/three.devices" --select 001:005 -o "$tmp/fifo" 2>"$tmp/stderr"
+st=$?
+sleep 0.2
+kill $reader 2>/dev/null	# still waiting: nothing was written to the FIFO
+wait $reader 2>/dev/null
+if [ $st -eq 0 ] && [ -p "$tmp/fifo" ] && grep -q "idVendor 0x0403" "$tmp/fifo.out"; then
+	echo "ok $n - an output that is a FIFO is written to, not replaced"
+	passed=$((passed + 1))
+else
+	echo "not ok $n - an output that is a FIFO is written to, not replaced"
+	sed 's/^/#   /' "$tmp/stderr"
+	failed=$((failed + 1))
+fi
+
 echo "import-errors: $passed passed, $failed failed"
 [ $failed -eq 0 ]
