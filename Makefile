@@ -44,7 +44,7 @@ DEB_PACKAGES := gcc make pkg-config libevent-dev libcmocka-dev \
 	bc bison flex libelf-dev libssl-dev groff-base
 
 # ---- gadgets/: the server library and usbrig-gadget ----
-GADGET_SRCS := $(filter-out gadgets/main.c,$(wildcard gadgets/*.c))
+GADGET_SRCS := $(filter-out gadgets/main.c,$(wildcard gadgets/*.c gadgets/fn/*.c))
 GADGET_OBJS := $(GADGET_SRCS:%.c=$(BUILD)/%.o)
 GADGET_LIB := $(BUILD)/libusbrig-gadget.a
 GADGET_BIN := $(BUILD)/usbrig-gadget
@@ -58,14 +58,19 @@ IMPORT_BIN := $(BUILD)/usbrig-import
 PCAP_LIBS := -lpcap
 
 # ---- harness/: the host runner and the guest agent ----
-HOST_SRCS := $(wildcard harness/host/*.c)
+# One library per side (all but main.c), as for gadgets/: the programs
+# and the unit tests link the same objects.
+HOST_SRCS := $(filter-out harness/host/main.c,$(wildcard harness/host/*.c))
 HOST_OBJS := $(HOST_SRCS:%.c=$(BUILD)/%.o)
+HOST_LIB := $(BUILD)/libusbrig-host.a
 HOST_BIN := $(BUILD)/usbrig
-AGENT_SRCS := $(wildcard harness/agent/*.c)
+AGENT_SRCS := $(filter-out harness/agent/main.c,$(wildcard harness/agent/*.c))
 AGENT_OBJS := $(AGENT_SRCS:%.c=$(BUILD)/%.o)
+AGENT_LIB := $(BUILD)/libusbrig-agent.a
 AGENT_BIN := $(BUILD)/usbrig-agent
 HARNESS_COMMON := $(wildcard harness/common/*.c)
 HARNESS_COMMON_OBJS := $(HARNESS_COMMON:%.c=$(BUILD)/%.o)
+HARNESS_COMMON_LIB := $(BUILD)/libusbrig-harness.a
 
 # ---- tests ----
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -106,18 +111,36 @@ $(BUILD)/harness/%.o: harness/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Iharness/common $(USB_CFLAGS) -c -o $@ $<
 
-$(HOST_BIN): $(HOST_OBJS) $(HARNESS_COMMON_OBJS)
+$(HOST_LIB): $(HOST_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(AGENT_LIB): $(AGENT_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(HARNESS_COMMON_LIB): $(HARNESS_COMMON_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(HOST_BIN): $(BUILD)/harness/host/main.o $(HOST_LIB) $(HARNESS_COMMON_LIB)
 	$(CC) $(LDFLAGS) -o $@ $^
 
-$(AGENT_BIN): $(AGENT_OBJS) $(HARNESS_COMMON_OBJS)
+$(AGENT_BIN): $(BUILD)/harness/agent/main.o $(AGENT_LIB) $(HARNESS_COMMON_LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(USB_LIBS)
 
 $(BUILD)/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -Iharness/common -Iharness/host -Iharness/agent \
+		$(CMOCKA_CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_COMMON_OBJS) $(IMPORT_LIB) $(GADGET_LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(EVENT_LIBS) $(PCAP_LIBS)
+# The harness libraries first: an archive only serves what is still
+# undefined when the linker reaches it.
+$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_COMMON_OBJS) \
+		$(HOST_LIB) $(AGENT_LIB) $(HARNESS_COMMON_LIB) \
+		$(IMPORT_LIB) $(GADGET_LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(EVENT_LIBS) $(PCAP_LIBS) \
+		$(USB_LIBS)
 
 $(BUILD)/tests/socket/%: $(BUILD)/tests/socket/%.o $(SOCKET_COMMON_OBJS) $(GADGET_LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(EVENT_LIBS)

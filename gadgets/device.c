@@ -44,7 +44,7 @@
 #include <linux/usb/ch9.h>
 
 #include "device.h"
-#include "function.h"
+#include "fn/function.h"
 #include "log.h"
 #include "stdreq.h"
 
@@ -57,44 +57,6 @@ static size_t min_sz(size_t a, size_t b)
 }
 
 /* ---- URB lists ---- */
-
-static void ep_queue(struct gdev_ep *ep, struct urb *urb)
-{
-	urb->next = NULL;
-	if (!ep->pending_tail)
-		ep->pending_tail = &ep->pending;
-	*ep->pending_tail = urb;
-	ep->pending_tail = &urb->next;
-}
-
-static struct urb *ep_pop(struct gdev_ep *ep)
-{
-	struct urb *urb = ep->pending;
-
-	if (!urb)
-		return NULL;
-	ep->pending = urb->next;
-	if (!ep->pending)
-		ep->pending_tail = &ep->pending;
-	urb->next = NULL;
-	return urb;
-}
-
-static struct urb *ep_remove(struct gdev_ep *ep, uint32_t seqnum)
-{
-	struct urb **pp, *urb;
-
-	for (pp = &ep->pending; (urb = *pp); pp = &urb->next) {
-		if (urb->seqnum != seqnum)
-			continue;
-		*pp = urb->next;
-		if (ep->pending_tail == &urb->next)
-			ep->pending_tail = pp;
-		urb->next = NULL;
-		return urb;
-	}
-	return NULL;
-}
 
 static struct urb *list_remove(struct urb **head, uint32_t seqnum)
 {
@@ -200,7 +162,7 @@ static void ep_reset(struct gdev_ep *ep, const struct gd_endpoint *desc)
 {
 	free(ep->fifo);
 	memset(ep, 0, sizeof(*ep));
-	ep->pending_tail = &ep->pending;
+	gdev_urbq_init(&ep->pending);
 	ep->desc = desc;
 }
 
@@ -209,7 +171,7 @@ static void ep_disable(struct gdev *dev, struct gdev_ep *ep)
 {
 	struct urb *urb;
 
-	while ((urb = ep_pop(ep)))
+	while ((urb = gdev_urbq_pop(&ep->pending)))
 		urb_finish(dev, urb, -ESHUTDOWN, 0, 0);
 	ep_reset(ep, NULL);
 }
@@ -312,9 +274,9 @@ static bool loop_out_run(struct gdev *dev, struct gdev_ep *out,
 	bool progress = false;
 	struct urb *urb;
 
-	while (!out->halted && (urb = out->pending) &&
+	while (!out->halted && (urb = out->pending.head) &&
 	       fifo_fits(in, urb->length)) {
-		ep_pop(out);
+		gdev_urbq_pop(&out->pending);
 		if (fifo_put(in, urb->buf, urb->length))
 			urb_finish(dev, urb, -ENOMEM, 0, 0);
 		else
@@ -337,8 +299,8 @@ static bool in_drain(struct gdev *dev, struct gdev_ep *in)
 
 	if (!is_fifo_consumer(in))
 		return false;
-	while (!in->halted && in->pending && in->fifo_len) {
-		urb = ep_pop(in);
+	while (!in->halted && in->pending.head && in->fifo_len) {
+		urb = gdev_urbq_pop(&in->pending);
 		n = fifo_get(in, urb->buf, urb->length);
 		urb_finish(dev, urb, 0, n, ep_delay(in));
 		progress = true;
@@ -373,14 +335,14 @@ static void seq_run(struct gdev *dev, struct gdev_ep *ep)
 	struct urb *urb;
 	size_t n;
 
-	while (!ep->halted && ep->pending) {
+	while (!ep->halted && ep->pending.head) {
 		if (ep->seq_pos >= beh->n_packets) {
 			if (!beh->repeat || !beh->n_packets)
 				return;		/* NAK from now on */
 			ep->seq_pos = 0;
 		}
 		pkt = &beh->packets[ep->seq_pos++];
-		urb = ep_pop(ep);
+		urb = gdev_urbq_pop(&ep->pending);
 		n = min_sz(pkt->len, urb->length);
 		if (n)
 			memcpy(urb->buf, pkt->data, n);
@@ -472,18 +434,18 @@ static void in_submit(struct gdev *dev, struct gdev_ep *ep, struct urb *urb)
 		urb_finish(dev, urb, 0, urb->length, ep_delay(ep));
 		break;
 	case GD_EP_SEQUENCE:
-		ep_queue(ep, urb);
+		gdev_urbq_push(&ep->pending, urb);
 		seq_run(dev, ep);
 		break;
 	case GD_EP_NAK:
 	case GD_EP_SINK:
-		ep_queue(ep, urb);
+		gdev_urbq_push(&ep->pending, urb);
 		break;
 	case GD_EP_DEFAULT:
 	case GD_EP_LOOPBACK:
 	default:
 		/* NAK until a loopback OUT endpoint feeds the fifo */
-		ep_queue(ep, urb);
+		gdev_urbq_push(&ep->pending, urb);
 		loop_pump(dev, ep);
 		break;
 	}
@@ -495,12 +457,12 @@ static void out_submit(struct gdev *dev, struct gdev_ep *ep, struct urb *urb)
 
 	switch (ep->desc->beh.mode) {
 	case GD_EP_NAK:
-		ep_queue(ep, urb);
+		gdev_urbq_push(&ep->pending, urb);
 		break;
 	case GD_EP_LOOPBACK:
 		in = loop_target(dev, ep);
 		if (in) {
-			ep_queue(ep, urb);
+			gdev_urbq_push(&ep->pending, urb);
 			loop_pump(dev, in);
 			break;
 		}
@@ -673,7 +635,7 @@ struct gdev *gdev_new(const struct gd_device *model, struct event_base *base)
 	dev->base = base;
 	if (model->function) {
 		/* the parser checked the name; a NULL here is a bug */
-		dev->fops = gd_function_find(model->function);
+		dev->fops = fn_find(model->function);
 		if (!dev->fops)
 			goto err;
 	}
@@ -703,7 +665,7 @@ static size_t drop_all(struct gdev *dev, void (*free_urb)(struct urb *urb))
 
 	for (d = 0; d < 2; d++) {
 		for (e = 0; e < 16; e++) {
-			while ((urb = ep_pop(&dev->ep[d][e]))) {
+			while ((urb = gdev_urbq_pop(&dev->ep[d][e].pending))) {
 				n++;
 				if (free_urb)
 					free_urb(urb);
@@ -828,7 +790,7 @@ struct urb *gdev_unlink(struct gdev *dev, uint32_t seqnum)
 		urb = dev->fops->unlink(dev, seqnum);
 	for (d = 0; d < 2 && !urb; d++)
 		for (e = 0; e < 16 && !urb; e++)
-			urb = ep_remove(&dev->ep[d][e], seqnum);
+			urb = gdev_urbq_remove(&dev->ep[d][e].pending, seqnum);
 	if (!urb)
 		urb = list_remove(&dev->ep0_pending, seqnum);
 	if (!urb)

@@ -25,7 +25,7 @@
 
 struct event_base;
 struct event;
-struct gd_function_ops;
+struct fn_ops;
 
 struct urb {
 	/* from CMD_SUBMIT, host order */
@@ -54,6 +54,20 @@ struct urb {
 	void *owner;			/* the server's connection */
 };
 
+/*
+ * ---- pending URB queues ----
+ * A FIFO of URBs held without completing them (a pending URB is a NAK to
+ * the host): the endpoints of the runtime and the device functions use it.  The queue links URBs through urb->next, so an URB is
+ * in at most one queue and its owner must not touch urb->next meanwhile;
+ * push, pop and remove leave urb->next NULL on the URB that leaves.  What
+ * a function still holds at reset() goes through gdev_urbq_flush(), at
+ * detach() through gdev_urbq_free(), and unlink() asks gdev_urbq_remove().
+ */
+struct gdev_urbq {
+	struct urb *head;
+	struct urb **tail;
+};
+
 /* What the device needs from whoever feeds it URBs. */
 struct gdev_host {
 	/* The URB is done: encode RET_SUBMIT and free it.  May be called from
@@ -68,8 +82,7 @@ struct gdev_host {
 struct gdev_ep {
 	const struct gd_endpoint *desc;	/* NULL: not in the active config */
 	bool halted;
-	struct urb *pending;		/* FIFO of URBs waiting (NAK) */
-	struct urb **pending_tail;
+	struct gdev_urbq pending;	/* URBs waiting (NAK) */
 	uint8_t *fifo;			/* loopback data waiting for IN */
 	size_t fifo_len;
 	size_t fifo_cap;
@@ -96,7 +109,7 @@ struct gdev {
 	struct event *disconnect_timer;
 	struct urb *ep0_pending;	/* delayed control replies */
 	struct urb *delayed;		/* delayed completions, other eps */
-	const struct gd_function_ops *fops; /* model->function's, or NULL */
+	const struct fn_ops *fops; /* model->function's, or NULL */
 	void *function_state;		/* the device function's own */
 };
 
@@ -123,5 +136,23 @@ int gdev_set_config(struct gdev *dev, uint8_t value);
 int gdev_set_interface(struct gdev *dev, uint8_t intf, uint8_t alt);
 struct gdev_ep *gdev_ep_by_addr(struct gdev *dev, uint8_t addr);
 void gdev_ep_set_halt(struct gdev *dev, struct gdev_ep *ep, bool halt);
+
+/* Empty queue; required before any other call. */
+void gdev_urbq_init(struct gdev_urbq *q);
+void gdev_urbq_push(struct gdev_urbq *q, struct urb *urb);
+/* The oldest URB, taken out of the queue, or NULL. */
+struct urb *gdev_urbq_pop(struct gdev_urbq *q);
+/* The URB with that seqnum, taken out of the queue, or NULL. */
+struct urb *gdev_urbq_remove(struct gdev_urbq *q, uint32_t seqnum);
+/* Complete every queued URB with status and actual 0 (reset: -ESHUTDOWN). */
+void gdev_urbq_flush(struct gdev *dev, struct gdev_urbq *q, int status);
+/* Free every queued URB with free_urb without completing it (detach); a
+ * NULL free_urb just empties the queue. */
+void gdev_urbq_free(struct gdev_urbq *q, void (*free_urb)(struct urb *urb));
+
+/* Complete an URB the device or its function holds (status 0 or negative
+ * errno). */
+void gdev_complete(struct gdev *dev, struct urb *urb, int status,
+		   uint32_t actual);
 
 #endif /* USBRIG_DEVICE_H */

@@ -7,13 +7,13 @@
 
 #include "log.h"
 
-enum log_level log_threshold = LOG_WARN;
+enum log_level log_threshold = GLOG_WARN;
 
 static const char *const level_names[] = {
-	[LOG_ERR] = "error",
-	[LOG_WARN] = "warn",
-	[LOG_INFO] = "info",
-	[LOG_DBG] = "debug",
+	[GLOG_ERR] = "error",
+	[GLOG_WARN] = "warn",
+	[GLOG_INFO] = "info",
+	[GLOG_DBG] = "debug",
 };
 
 void log_init_from_env(void)

@@ -27,8 +27,9 @@
 #include "server.h"
 #include "usbip_wire.h"
 
+/* the one definition is the VERSION file at the top, via the Makefile */
 #ifndef USBRIG_VERSION
-#define USBRIG_VERSION	"0.1"
+#error "USBRIG_VERSION is not defined: build with the Makefile"
 #endif
 
 #define EXIT_USAGE	2
@@ -77,7 +78,7 @@ static void usage(FILE *f)
 "                        prints \"SCRIPT: ok\" or the error, exit 1 if any failed\n"
 "      --dump            print every descriptor of SCRIPT as commented hex\n"
 "  -h, --help            this text\n"
-"  -V, --version         version\n"
+"  -V, --version         print \"usbrig-gadget VERSION\" and exit\n"
 "\n"
 "Logs go to stderr as \"usbrig-gadget: LEVEL: FUNCTION: message\".\n"
 "SIGINT or SIGTERM stops the server cleanly (exit 0).\n"
@@ -373,9 +374,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return EXIT_SUCCESS;
 		case 'V':
-			printf("usbrig-gadget %s (USB/IP protocol %x.%x.%x)\n",
-			       USBRIG_VERSION, USBIP_VERSION >> 8,
-			       USBIP_VERSION >> 4 & 0xf, USBIP_VERSION & 0xf);
+			printf("usbrig-gadget %s\n", USBRIG_VERSION);
 			return EXIT_SUCCESS;
 		case ':':
 			return usage_error("option '%s' needs an argument",
@@ -391,7 +390,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (verbose)
-		log_threshold = LOG_DBG;
+		log_threshold = GLOG_DBG;
 
 	n = argc - optind;
 	if (n < 1)

@@ -51,7 +51,7 @@ static void config_free(struct gd_config *cfg)
 
 void gd_model_free(struct gd_device *dev)
 {
-	size_t i;
+	size_t i, j;
 
 	if (!dev)
 		return;
@@ -72,6 +72,9 @@ void gd_model_free(struct gd_device *dev)
 	for (i = 0; i < dev->n_function_opts; i++) {
 		free(dev->function_opts[i].key);
 		free(dev->function_opts[i].value);
+		for (j = 0; j < dev->function_opts[i].n_args; j++)
+			free(dev->function_opts[i].args[j].text);
+		free(dev->function_opts[i].args);
 	}
 	free(dev->function_opts);
 	free(dev);

@@ -153,11 +153,24 @@ struct gd_faults {
 };
 
 /* ---- BOS (USB 3.2 9.6.2) ---- */
+/* One word or quoted string of a function option, as the script lexer
+ * decoded it: the one decoder of escapes is the parser's. */
+struct gd_fn_arg {
+	char *text;			/* len bytes + a NUL; a string may
+					 * hold NUL bytes of its own */
+	size_t len;
+	bool quoted;			/* written as "..." (escapes decoded) */
+	int col;
+};
+
 /* One `key value...` line of a function block.  value is the rest of the
- * line as written, a single quoted string unquoted, never NULL. */
+ * line as written, a single quoted string decoded, never NULL (fine for
+ * words and numbers); args are its tokens decoded one by one (strings). */
 struct gd_fn_opt {
 	char *key;
 	char *value;
+	struct gd_fn_arg *args;
+	size_t n_args;
 	int line;
 	int col;			/* of the value (of the key when empty) */
 };

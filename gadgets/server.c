@@ -66,7 +66,7 @@
 
 struct conn;
 
-struct gadget {
+struct server_gadget {
 	const struct gd_device *model;
 	struct gdev *gdev;
 	char busid[USBIP_BUSID_SIZE];
@@ -97,7 +97,7 @@ struct conn {
 	unsigned long id;
 	char peer[72];			/* "#id addr:port", for logs */
 
-	struct gadget *gadget;		/* CONN_URB: the imported gadget */
+	struct server_gadget *gadget;		/* CONN_URB: the imported gadget */
 	bool paused;			/* reading stopped for back-pressure */
 	bool unplugged;			/* disconnect fault: closing soon */
 	bool have_hdr;			/* hdr decoded, payload awaited */
@@ -113,7 +113,7 @@ struct server {
 	struct evconnlistener *listener;
 	struct event *retry_ev;		/* re-enable accept after EMFILE */
 	int port;
-	struct gadget *gadgets[SERVER_MAX_GADGETS];
+	struct server_gadget *gadgets[SERVER_MAX_GADGETS];
 	unsigned int n_gadgets;
 	struct conn *conns;
 	unsigned int n_conns;
@@ -150,7 +150,7 @@ static void conn_urb_free(struct urb *urb)
 /* Give the gadget back: pending URBs are freed unanswered. */
 static void conn_release_gadget(struct conn *c)
 {
-	struct gadget *g = c->gadget;
+	struct server_gadget *g = c->gadget;
 
 	if (!g)
 		return;
@@ -229,7 +229,7 @@ static void conn_check_backpressure(struct conn *c)
  * Operation phase
  * --------------------------------------------------------------------- */
 
-static struct gadget *server_find_gadget(struct server *srv,
+static struct server_gadget *server_find_gadget(struct server *srv,
 					 const char *busid)
 {
 	unsigned int i;
@@ -247,7 +247,7 @@ static struct gadget *server_find_gadget(struct server *srv,
  * alternate setting 0 (or its first alternate setting when 0 is missing).
  * Returns the count; recs must have room for 256.
  */
-static unsigned int gadget_interfaces(const struct gadget *g,
+static unsigned int gadget_interfaces(const struct server_gadget *g,
 				      struct usbip_usb_interface *recs)
 {
 	const struct gd_config *cfg;
@@ -277,7 +277,7 @@ static unsigned int gadget_interfaces(const struct gadget *g,
 	return n;
 }
 
-static void gadget_record(const struct gadget *g, struct usbip_usb_device *d,
+static void gadget_record(const struct server_gadget *g, struct usbip_usb_device *d,
 			  unsigned int n_intf)
 {
 	const struct gd_device *m = g->model;
@@ -314,7 +314,7 @@ static void conn_send_op(struct conn *c, uint16_t code, uint32_t status)
 	bufferevent_write(c->bev, raw, sizeof(raw));
 }
 
-static void conn_send_device(struct conn *c, const struct gadget *g,
+static void conn_send_device(struct conn *c, const struct server_gadget *g,
 			     bool with_interfaces)
 {
 	struct usbip_usb_interface recs[256];
@@ -341,8 +341,8 @@ static enum conn_step conn_devlist(struct conn *c)
 	unsigned int i;
 
 	conn_send_op(c, OP_REP_DEVLIST, ST_OK);
-	put_be32(ndev, srv->n_gadgets);
-	bufferevent_write(c->bev, ndev, sizeof(ndev));
+	bufferevent_write(c->bev, ndev,
+			  usbip_devlist_ndev_pack(srv->n_gadgets, ndev));
 	for (i = 0; i < srv->n_gadgets; i++)
 		conn_send_device(c, srv->gadgets[i], true);
 	log_info("%s: devlist: %u devices", c->peer, srv->n_gadgets);
@@ -353,7 +353,7 @@ static enum conn_step conn_devlist(struct conn *c)
 static enum conn_step conn_import(struct conn *c, const uint8_t *body)
 {
 	char busid[USBIP_BUSID_SIZE];
-	struct gadget *g;
+	struct server_gadget *g;
 	int ret;
 
 	usbip_import_req_unpack(busid, body, USBIP_BUSID_SIZE);
@@ -601,11 +601,10 @@ static enum conn_step conn_do_urb(struct conn *c)
 		avail -= USBIP_HDR_SIZE;
 		ret = usbip_hdr_unpack_cmd(&c->hdr, raw, USBIP_HDR_SIZE);
 		if (ret < 0) {
-			log_warn("%s: bad URB header: command %#x seq %u dir %u ep %u len %d packets %d",
-				 c->peer, get_be32(raw), get_be32(raw + 4),
-				 get_be32(raw + 12), get_be32(raw + 16),
-				 (int32_t)get_be32(raw + 24),
-				 (int32_t)get_be32(raw + 32));
+			char why[128];
+
+			log_warn("%s: bad URB header: %s", c->peer,
+				 usbip_hdr_describe(raw, why, sizeof(why)));
 			return conn_drop(c, "bad URB header");
 		}
 		/* usbip-host drops a connection on a foreign devid too */
@@ -974,7 +973,7 @@ struct server *server_new(struct event_base *base)
 
 int server_add_gadget(struct server *srv, const struct gd_device *model)
 {
-	struct gadget *g;
+	struct server_gadget *g;
 
 	if (srv->n_gadgets >= SERVER_MAX_GADGETS)
 		return -ENOSPC;

@@ -13,6 +13,7 @@
  * sees an unchecked value.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "usbip_wire.h"
@@ -256,6 +257,13 @@ int usbip_usb_interface_unpack(struct usbip_usb_interface *i,
 	return INTF_END;
 }
 
+/* OP_REP_DEVLIST: the device count after op_common */
+size_t usbip_devlist_ndev_pack(uint32_t ndev, uint8_t *dst)
+{
+	put_be32(dst, ndev);
+	return USBIP_DEVLIST_NDEV_SIZE;
+}
+
 /* src is the request body, i.e. the 32 bytes after op_common. */
 int usbip_import_req_unpack(char busid[USBIP_BUSID_SIZE], const uint8_t *src,
 			    size_t len)
@@ -319,8 +327,15 @@ size_t usbip_hdr_pack(const struct usbip_hdr *h, uint8_t *dst)
  * direction and ep index the device's endpoint table; a value outside it
  * means a broken or hostile peer (drop it, as vhci-hcd does).
  */
-static int hdr_basic_unpack(struct usbip_hdr_basic *b, const uint8_t *src)
+/* The common part of both unpackers: length, a zeroed h, the basic part. */
+static int hdr_basic_unpack(struct usbip_hdr *h, const uint8_t *src,
+			    size_t len)
 {
+	struct usbip_hdr_basic *b = &h->base;
+
+	if (len < USBIP_HDR_SIZE)
+		return -EAGAIN;
+	memset(h, 0, sizeof(*h));
 	b->command = get_be32(src + HDR_COMMAND);
 	b->seqnum = get_be32(src + HDR_SEQNUM);
 	b->devid = get_be32(src + HDR_DEVID);
@@ -359,12 +374,8 @@ static int length_check(int32_t len)
 
 int usbip_hdr_unpack_cmd(struct usbip_hdr *h, const uint8_t *src, size_t len)
 {
-	int ret;
+	int ret = hdr_basic_unpack(h, src, len);
 
-	if (len < USBIP_HDR_SIZE)
-		return -EAGAIN;
-	memset(h, 0, sizeof(*h));
-	ret = hdr_basic_unpack(&h->base, src);
 	if (ret)
 		return ret;
 
@@ -404,12 +415,8 @@ int usbip_hdr_unpack_cmd(struct usbip_hdr *h, const uint8_t *src, size_t len)
  */
 int usbip_hdr_unpack_ret(struct usbip_hdr *h, const uint8_t *src, size_t len)
 {
-	int ret;
+	int ret = hdr_basic_unpack(h, src, len);
 
-	if (len < USBIP_HDR_SIZE)
-		return -EAGAIN;
-	memset(h, 0, sizeof(*h));
-	ret = hdr_basic_unpack(&h->base, src);
 	if (ret)
 		return ret;
 
@@ -438,6 +445,15 @@ int usbip_hdr_unpack_ret(struct usbip_hdr *h, const uint8_t *src, size_t len)
 		return -EPROTO;
 	}
 	return USBIP_HDR_SIZE;
+}
+
+const char *usbip_hdr_describe(const uint8_t *src, char *buf, size_t size)
+{
+	snprintf(buf, size, "command %#x seq %u dir %u ep %u len %d packets %d",
+		 get_be32(src + HDR_COMMAND), get_be32(src + HDR_SEQNUM),
+		 get_be32(src + HDR_DIRECTION), get_be32(src + HDR_EP),
+		 get_be32s(src + CS_LENGTH), get_be32s(src + CS_NUM_PACKETS));
+	return buf;
 }
 
 /*

@@ -65,6 +65,33 @@ static inline void put_le16(uint8_t *p, uint16_t v)
 	p[1] = v >> 8;
 }
 
+/* for the device classes' own wire formats (SCSI is big-endian, BOT's
+ * CBW/CSW little-endian) */
+static inline uint64_t get_be64(const uint8_t *p)
+{
+	return (uint64_t)get_be32(p) << 32 | get_be32(p + 4);
+}
+
+static inline void put_be64(uint8_t *p, uint64_t v)
+{
+	put_be32(p, v >> 32);
+	put_be32(p + 4, v);
+}
+
+static inline uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[1] << 8 | p[0];
+}
+
+static inline void put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
+	p[3] = v >> 24;
+}
+
 /* ======================================================================
  * Operation phase: op_common header (8 bytes) and the op payloads.
  * ====================================================================== */
@@ -153,6 +180,8 @@ int usbip_usb_interface_unpack(struct usbip_usb_interface *i,
  */
 #define USBIP_DEVLIST_NDEV_SIZE	4
 
+size_t usbip_devlist_ndev_pack(uint32_t ndev, uint8_t *dst);
+
 /*
  * OP_REQ_IMPORT: op_common, then busid[32].
  * OP_REP_IMPORT: op_common; when status is ST_OK, one usb_device record
@@ -237,6 +266,13 @@ size_t usbip_hdr_pack(const struct usbip_hdr *h, uint8_t *dst);
  * -1 is folded to 0).  -EPROTO for anything else.
  */
 int usbip_hdr_unpack_cmd(struct usbip_hdr *h, const uint8_t *src, size_t len);
+
+/*
+ * The fields of a header usbip_hdr_unpack_cmd() rejected, as they are on
+ * the wire (no checks), into buf for a log line: "command 0x.. seq N dir N
+ * ep N len N packets N".  src holds USBIP_HDR_SIZE bytes.  Returns buf.
+ */
+const char *usbip_hdr_describe(const uint8_t *src, char *buf, size_t size);
 
 /* Decode a header the server sent (RET_*), for clients and tests. */
 int usbip_hdr_unpack_ret(struct usbip_hdr *h, const uint8_t *src, size_t len);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fn_acm.c - CDC-ACM serial port (USB CDC 1.2 PSTN subclass, the "abstract
+ * fn/acm.c - CDC-ACM serial port (USB CDC 1.2 PSTN subclass, the "abstract
  * control model" Linux binds as cdc_acm and calls /dev/ttyACM*).
  *
  * The script gives the descriptors (a communication interface, class 2
@@ -63,16 +63,16 @@ static int acm_find(const struct gd_device *m, struct acm_eps *e)
 				continue;
 			if (!e->comm && alt->bInterfaceClass == USB_CLASS_COMM &&
 			    alt->bInterfaceSubClass == USB_CDC_SUBCLASS_ACM) {
-				e->notify = ser_alt_ep(alt, USB_ENDPOINT_XFER_INT,
-						       true);
+				e->notify = fn_alt_ep(alt, USB_ENDPOINT_XFER_INT,
+						      true);
 				if (e->notify)
 					e->comm = alt;
 			}
 			if (!e->in && alt->bInterfaceClass == USB_CLASS_CDC_DATA) {
-				e->in = ser_alt_ep(alt, USB_ENDPOINT_XFER_BULK,
-						   true);
-				e->out = ser_alt_ep(alt, USB_ENDPOINT_XFER_BULK,
-						    false);
+				e->in = fn_alt_ep(alt, USB_ENDPOINT_XFER_BULK,
+						  true);
+				e->out = fn_alt_ep(alt, USB_ENDPOINT_XFER_BULK,
+						   false);
 				if (!e->in || !e->out)
 					e->in = e->out = NULL;
 			}
@@ -108,9 +108,9 @@ static int acm_validate(const struct gd_device *m, struct script_error *err)
 	if (rc)
 		return fn_opt_error(m, NULL, err,
 				    "needs a data interface (bInterfaceClass 0x0a) with a bulk IN and a bulk OUT endpoint, in the configuration of the communication interface");
-	return ser_ep_check_free(m, e.notify, "notification endpoint", err) ?:
-	       ser_ep_check_free(m, e.in, "data IN endpoint", err) ?:
-	       ser_ep_check_free(m, e.out, "data OUT endpoint", err);
+	return fn_ep_check_free(m, e.notify, "notification endpoint", err) ?:
+	       fn_ep_check_free(m, e.in, "data IN endpoint", err) ?:
+	       fn_ep_check_free(m, e.out, "data OUT endpoint", err);
 }
 
 static int acm_attach(struct gdev *dev)
@@ -206,7 +206,7 @@ static struct urb *acm_unlink(struct gdev *dev, uint32_t seqnum)
 	return ser_cdc_unlink(&a->cdc, seqnum);
 }
 
-const struct gd_function_ops fn_acm_ops = {
+const struct fn_ops fn_acm_ops = {
 	.name = "acm",
 	.validate = acm_validate,
 	.attach = acm_attach,

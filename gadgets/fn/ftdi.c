@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fn_ftdi.c - an FTDI FT232-style USB serial chip, as Linux's ftdi_sio
+ * fn/ftdi.c - an FTDI FT232-style USB serial chip, as Linux's ftdi_sio
  * drives it (drivers/usb/serial/ftdi_sio.c and ftdi_sio.h are the
  * reference for every request and bit used here).
  *
@@ -124,7 +124,7 @@ struct ftdi {
 	bool status_due;		/* send a status-only packet */
 	uint16_t eeprom[FTDI_EEPROM_WORDS];
 	struct ser_port port;
-	struct fn_urbq in;
+	struct gdev_urbq in;
 };
 
 static const struct ftdi_chip *ftdi_chip(uint16_t bcd)
@@ -150,8 +150,8 @@ static const struct gd_alt *ftdi_find(const struct gd_device *m,
 			alt = &m->configs[c].alts[i];
 			if (alt->bAlternateSetting)
 				continue;
-			*in = ser_alt_ep(alt, USB_ENDPOINT_XFER_BULK, true);
-			*out = ser_alt_ep(alt, USB_ENDPOINT_XFER_BULK, false);
+			*in = fn_alt_ep(alt, USB_ENDPOINT_XFER_BULK, true);
+			*out = fn_alt_ep(alt, USB_ENDPOINT_XFER_BULK, false);
 			if (*in && *out)
 				return alt;
 		}
@@ -195,8 +195,8 @@ static int ftdi_validate(const struct gd_device *m, struct script_error *err)
 		return fn_opt_error(m, NULL, err,
 				    "endpoint 0x%02x: wMaxPacketSize below 8",
 				    in->bEndpointAddress);
-	return ser_ep_check_free(m, in, "data IN endpoint", err) ?:
-	       ser_ep_check_free(m, out, "data OUT endpoint", err);
+	return fn_ep_check_free(m, in, "data IN endpoint", err) ?:
+	       fn_ep_check_free(m, out, "data OUT endpoint", err);
 }
 
 static void ftdi_state_init(struct ftdi *f)
@@ -242,7 +242,7 @@ static int ftdi_attach(struct gdev *dev)
 		free(f);
 		return rc;
 	}
-	fn_urbq_init(&f->in);
+	gdev_urbq_init(&f->in);
 	ftdi_state_init(f);
 	dev->function_state = f;
 	log_info("ftdi: an %s", f->chip->name);
@@ -255,7 +255,7 @@ static void ftdi_detach(struct gdev *dev, void (*free_urb)(struct urb *urb))
 
 	if (!f)
 		return;
-	fn_urbq_free(&f->in, free_urb);
+	gdev_urbq_free(&f->in, free_urb);
 	ser_port_release(dev, &f->port, free_urb);
 	free(f);
 	dev->function_state = NULL;
@@ -267,7 +267,7 @@ static void ftdi_reset(struct gdev *dev)
 
 	if (!f)
 		return;
-	fn_urbq_flush(dev, &f->in, -ESHUTDOWN);
+	gdev_urbq_flush(dev, &f->in, -ESHUTDOWN);
 	ser_port_reset(dev, &f->port);
 	ftdi_state_init(f);
 }
@@ -314,7 +314,7 @@ static void ftdi_kick(struct gdev *dev, struct ftdi *f)
 		ser_port_pump(dev, &f->port);
 		while (f->in.head &&
 		       (ser_port_pending(&f->port) || f->status_due)) {
-			urb = fn_urbq_pop(&f->in);
+			urb = gdev_urbq_pop(&f->in);
 			gdev_complete(dev, urb, 0, ftdi_fill(f, urb->buf,
 							     urb->length));
 			progress = true;
@@ -483,7 +483,7 @@ static int ftdi_submit(struct gdev *dev, struct urb *urb)
 	if (addr == f->ep_out)
 		ser_port_submit_out(dev, &f->port, urb);
 	else if (addr == f->ep_in)
-		fn_urbq_push(&f->in, urb);
+		gdev_urbq_push(&f->in, urb);
 	else
 		return -ENOENT;
 	ftdi_kick(dev, f);
@@ -497,13 +497,13 @@ static struct urb *ftdi_unlink(struct gdev *dev, uint32_t seqnum)
 
 	if (!f)
 		return NULL;
-	urb = fn_urbq_remove(&f->in, seqnum);
+	urb = gdev_urbq_remove(&f->in, seqnum);
 	if (!urb)
 		urb = ser_port_unlink(&f->port, seqnum);
 	return urb;
 }
 
-const struct gd_function_ops fn_ftdi_ops = {
+const struct fn_ops fn_ftdi_ops = {
 	.name = "ftdi",
 	.validate = ftdi_validate,
 	.attach = ftdi_attach,

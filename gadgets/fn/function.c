@@ -6,18 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/usb/ch9.h>
+
 #include "function.h"
 
-extern const struct gd_function_ops fn_null_ops;
-extern const struct gd_function_ops fn_hid_ops;
-extern const struct gd_function_ops fn_msc_ops;
-extern const struct gd_function_ops fn_acm_ops;
-extern const struct gd_function_ops fn_ftdi_ops;
-extern const struct gd_function_ops fn_pl2303_ops;
-extern const struct gd_function_ops fn_zero_ops;
-
 /* Every built-in function; a new one is added here and in its own file. */
-const struct gd_function_ops *const gd_functions[] = {
+const struct fn_ops *const fn_list[] = {
 	&fn_null_ops,
 	&fn_hid_ops,
 	&fn_msc_ops,
@@ -28,14 +22,42 @@ const struct gd_function_ops *const gd_functions[] = {
 	NULL,
 };
 
-const struct gd_function_ops *gd_function_find(const char *name)
+const struct fn_ops *fn_find(const char *name)
 {
 	size_t i;
 
-	for (i = 0; gd_functions[i]; i++)
-		if (!strcmp(gd_functions[i]->name, name))
-			return gd_functions[i];
+	for (i = 0; fn_list[i]; i++)
+		if (!strcmp(fn_list[i]->name, name))
+			return fn_list[i];
 	return NULL;
+}
+
+bool fn_exists(const char *name)
+{
+	return fn_find(name) != NULL;
+}
+
+const char *fn_names(char *buf, size_t size)
+{
+	size_t i, n = 0;
+
+	buf[0] = 0;
+	for (i = 0; fn_list[i] && n < size; i++)
+		n += snprintf(buf + n, size - n, "%s%s", i ? ", " : "",
+			      fn_list[i]->name);
+	return buf;
+}
+
+int fn_validate(const struct gd_device *model, struct script_error *err)
+{
+	const struct fn_ops *ops;
+
+	if (!model->function)
+		return 0;
+	ops = fn_find(model->function);
+	if (!ops)
+		return fn_opt_error(model, NULL, err, "no such device function");
+	return ops->validate ? ops->validate(model, err) : 0;
 }
 
 const struct gd_fn_opt *fn_opt(const struct gd_device *model, const char *key)
@@ -170,61 +192,31 @@ int fn_opt_interface(const struct gd_device *model, uint8_t class,
 
 /* ---- pending URB queues ---- */
 
-void fn_urbq_init(struct fn_urbq *q)
+/* ---- descriptor lookups for validate/attach ---- */
+
+const struct gd_endpoint *fn_alt_ep(const struct gd_alt *alt, int type,
+				    bool in)
 {
-	q->head = NULL;
-	q->tail = &q->head;
-}
+	const struct gd_endpoint *e;
+	size_t i;
 
-void fn_urbq_push(struct fn_urbq *q, struct urb *urb)
-{
-	urb->next = NULL;
-	*q->tail = urb;
-	q->tail = &urb->next;
-}
-
-struct urb *fn_urbq_pop(struct fn_urbq *q)
-{
-	struct urb *urb = q->head;
-
-	if (!urb)
-		return NULL;
-	q->head = urb->next;
-	if (!q->head)
-		q->tail = &q->head;
-	urb->next = NULL;
-	return urb;
-}
-
-struct urb *fn_urbq_remove(struct fn_urbq *q, uint32_t seqnum)
-{
-	struct urb **pp, *urb;
-
-	for (pp = &q->head; (urb = *pp); pp = &urb->next) {
-		if (urb->seqnum != seqnum)
-			continue;
-		*pp = urb->next;
-		if (q->tail == &urb->next)
-			q->tail = pp;
-		urb->next = NULL;
-		return urb;
+	for (i = 0; i < alt->n_eps; i++) {
+		e = &alt->eps[i];
+		if ((e->bmAttributes & USB_ENDPOINT_XFERTYPE_MASK) == type &&
+		    !!(e->bEndpointAddress & USB_DIR_IN) == in)
+			return e;
 	}
 	return NULL;
 }
 
-void fn_urbq_flush(struct gdev *dev, struct fn_urbq *q, int status)
+int fn_ep_check_free(const struct gd_device *model,
+		     const struct gd_endpoint *ep, const char *what,
+		     struct script_error *err)
 {
-	struct urb *urb;
-
-	while ((urb = fn_urbq_pop(q)))
-		gdev_complete(dev, urb, status, 0);
-}
-
-void fn_urbq_free(struct fn_urbq *q, void (*free_urb)(struct urb *urb))
-{
-	struct urb *urb;
-
-	while ((urb = fn_urbq_pop(q)))
-		if (free_urb)
-			free_urb(urb);
+	if (ep->beh.mode == GD_EP_DEFAULT && !ep->beh.delay_ms &&
+	    !ep->beh.stall_nth)
+		return 0;
+	return fn_opt_error(model, NULL, err,
+			    "endpoint 0x%02x (line %d) is the %s, which the function serves: remove its behaviour, delay and stall-nth",
+			    ep->bEndpointAddress, ep->line, what);
 }

@@ -6,8 +6,8 @@
  * in its device block attaches a function that supplies what a class
  * driver needs beyond them: class/vendor requests on ep0, and the data on
  * the endpoints it claims (a SCSI target behind Bulk-Only Transport, a
- * serial line, key presses).  Each function lives in gadgets/fn_<name>.c
- * behind this small ops table; fn_null.c is the template.
+ * serial line, key presses).  Each function lives in gadgets/fn/<name>.c
+ * behind this small ops table; fn/null.c is the template.
  *
  * Contract of each member (all may be NULL unless said otherwise):
  *  - name: the word a script uses.  Required.
@@ -40,9 +40,10 @@
 
 #include "device.h"
 #include "model.h"
+#include "registry.h"
 #include "script.h"
 
-struct gd_function_ops {
+struct fn_ops {
 	const char *name;
 	int (*validate)(const struct gd_device *model, struct script_error *err);
 	int (*attach)(struct gdev *dev);
@@ -55,40 +56,19 @@ struct gd_function_ops {
 };
 
 /* The function a script names, or NULL. */
-const struct gd_function_ops *gd_function_find(const char *name);
-/* Names of all functions, NULL-terminated, for messages and --help. */
-extern const struct gd_function_ops *const gd_functions[];
+const struct fn_ops *fn_find(const char *name);
+/* All functions, NULL-terminated, for messages and --help. */
+extern const struct fn_ops *const fn_list[];
 
-/* Complete an URB the function holds (status 0 or negative errno). */
-void gdev_complete(struct gdev *dev, struct urb *urb, int status,
-		   uint32_t actual);
-
-/*
- * ---- pending URB queues ----
- * A FIFO of URBs a function holds without completing them (a pending URB is
- * a NAK to the host).  The queue links URBs through urb->next, so an URB is
- * in at most one queue and its owner must not touch urb->next meanwhile;
- * push, pop and remove leave urb->next NULL on the URB that leaves.  What
- * the function still holds at reset() goes through fn_urbq_flush(), at
- * detach() through fn_urbq_free(), and unlink() asks fn_urbq_remove().
- */
-struct fn_urbq {
-	struct urb *head;
-	struct urb **tail;
-};
-
-/* Empty queue; required before any other call. */
-void fn_urbq_init(struct fn_urbq *q);
-void fn_urbq_push(struct fn_urbq *q, struct urb *urb);
-/* The oldest URB, taken out of the queue, or NULL. */
-struct urb *fn_urbq_pop(struct fn_urbq *q);
-/* The URB with that seqnum, taken out of the queue, or NULL. */
-struct urb *fn_urbq_remove(struct fn_urbq *q, uint32_t seqnum);
-/* Complete every queued URB with status and actual 0 (reset: -ESHUTDOWN). */
-void fn_urbq_flush(struct gdev *dev, struct fn_urbq *q, int status);
-/* Free every queued URB with free_urb without completing it (detach); a
- * NULL free_urb just empties the queue. */
-void fn_urbq_free(struct fn_urbq *q, void (*free_urb)(struct urb *urb));
+/* Each function's table, defined in its fn_<name>.c (which includes this
+ * header, so the compiler checks the two agree). */
+extern const struct fn_ops fn_null_ops;
+extern const struct fn_ops fn_hid_ops;
+extern const struct fn_ops fn_msc_ops;
+extern const struct fn_ops fn_acm_ops;
+extern const struct fn_ops fn_ftdi_ops;
+extern const struct fn_ops fn_pl2303_ops;
+extern const struct fn_ops fn_zero_ops;
 
 /* ---- options: `key value...` lines of the script's function block ---- */
 const struct gd_fn_opt *fn_opt(const struct gd_device *model,
@@ -114,5 +94,15 @@ int fn_opt_interface(const struct gd_device *model, uint8_t class,
 /* Reject options the function does not know (keys: NULL-terminated). */
 int fn_opt_only(const struct gd_device *model, const char *const *keys,
 		struct script_error *err);
+
+/* ---- descriptor lookups for validate/attach ---- */
+/* The first endpoint of alt with that transfer type and direction. */
+const struct gd_endpoint *fn_alt_ep(const struct gd_alt *alt, int type,
+				    bool in);
+/* Reject an endpoint the function serves that also has a script behaviour
+ * (the function would silently take it over). */
+int fn_ep_check_free(const struct gd_device *model,
+		     const struct gd_endpoint *ep, const char *what,
+		     struct script_error *err);
 
 #endif /* USBRIG_FUNCTION_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fn_hid.c - the hid device function: a keyboard or a mouse that usbhid
+ * fn/hid.c - the hid device function: a keyboard or a mouse that usbhid
  * binds and that types or moves as its script says.
  *
  * What it answers (HID 1.11, sections 7.1 and 7.2), on the HID interface:
@@ -40,6 +40,7 @@
 
 #include "function.h"
 #include "log.h"
+#include "util.h"
 
 #define HID_DT_HID		0x21
 #define HID_DT_REPORT		0x22
@@ -167,7 +168,7 @@ struct hid_state {
 	struct hid_cfg cfg;
 	struct gdev *dev;
 	struct event *timer;
-	struct fn_urbq in;		/* held interrupt IN URBs */
+	struct gdev_urbq in;		/* held interrupt IN URBs */
 	size_t pos;			/* next item */
 	bool started;
 	bool due;			/* items[pos] may go now */
@@ -222,42 +223,10 @@ static bool next_comma(const char **p)
 	return true;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* A byte as in script byte lists: two hex digits, or 0x and one or two. */
 static int parse_byte(const char *w, uint8_t *out)
 {
-	size_t n = strlen(w);
-	int hi, lo;
-
-	if (n >= 3 && w[0] == '0' && (w[1] == 'x' || w[1] == 'X')) {
-		w += 2;
-		n -= 2;
-		if (n == 1) {
-			lo = hexval(w[0]);
-			if (lo < 0)
-				return -EINVAL;
-			*out = lo;
-			return 0;
-		}
-	}
-	if (n != 2)
-		return -EINVAL;
-	hi = hexval(w[0]);
-	lo = hexval(w[1]);
-	if (hi < 0 || lo < 0)
-		return -EINVAL;
-	*out = hi << 4 | lo;
-	return 0;
+	return util_hexbyte(w, strlen(w), out);
 }
 
 static int parse_long(const char *w, long min, long max, long *out)
@@ -382,98 +351,29 @@ static int key_of(unsigned char ch, uint8_t *usage, bool *shift)
 	return 0;
 }
 
-/* One quoted string of a `type` value, C escapes as the script's. */
-static int unquote(struct pctx *pc, const char **p, char *out, size_t size,
-		   size_t *len)
-{
-	const char *s = *p + 1;		/* after the opening quote */
-	int v, d, k;
-
-	*len = 0;
-	while (*s && *s != '"') {
-		char ch = *s++;
-
-		if (ch == '\\') {
-			if (!*s)
-				return PERR(pc, "type: a string is not closed");
-			ch = *s++;
-			switch (ch) {
-			case 'a':
-				ch = '\a';
-				break;
-			case 'b':
-				ch = '\b';
-				break;
-			case 'f':
-				ch = '\f';
-				break;
-			case 'n':
-				ch = '\n';
-				break;
-			case 'r':
-				ch = '\r';
-				break;
-			case 't':
-				ch = '\t';
-				break;
-			case 'v':
-				ch = '\v';
-				break;
-			case '\\':
-			case '"':
-			case '\'':
-			case '?':
-				break;
-			case 'x':
-				for (v = 0, k = 0; k < 2 && (d = hexval(*s)) >= 0; k++, s++)
-					v = v << 4 | d;
-				if (!k)
-					return PERR(pc, "type: \\x without hex digits");
-				ch = v;
-				break;
-			default:
-				if (ch < '0' || ch > '7')
-					return PERR(pc, "type: unknown escape '\\%c'", ch);
-				for (v = ch - '0', k = 1; k < 3 && *s >= '0' && *s <= '7'; k++, s++)
-					v = v << 3 | (*s - '0');
-				ch = v;
-				break;
-			}
-		}
-		if (*len + 1 >= size)
-			return PERR(pc, "type: the text is too long");
-		out[(*len)++] = ch;
-	}
-	if (*s != '"')
-		return PERR(pc, "type: a string is not closed");
-	out[*len] = '\0';
-	*p = s + 1;
-	return 0;
-}
-
 /*
  * `type TEXT` or `type "a" "bc"...`: the strings are typed one after the
  * other, each character a press report and a release report.
  */
 static int parse_type(struct pctx *pc, struct hid_cfg *c, const char *v)
 {
+	const struct gd_fn_opt *o = pc->opt;
 	char text[GD_MAX_BLOB + 1];
 	uint8_t rep[KBD_REPORT_LEN];
-	size_t len = 0, n, i;
-	const char *p = v;
+	size_t len = 0, i;
 	bool shift;
 	int ret;
 
-	if (*p == '"') {
-		while (*p) {
-			if (*p != '"')
-				return PERR(pc, "type: expected a quoted string at '%s'", p);
-			ret = unquote(pc, &p, text + len, sizeof(text) - len, &n);
-			if (ret)
-				return ret;
-			len += n;
-			while (is_blank(*p))
-				p++;
+	if (o->n_args && o->args[0].quoted) {
+		/* strings, decoded by the script lexer */
+		for (i = 0; i < o->n_args; i++) {
+			if (!o->args[i].quoted)
+				return PERR(pc, "type: expected a quoted string at '%s'",
+					    o->args[i].text);
+			if (o->args[i].len >= sizeof(text) - len)
+				return PERR(pc, "type: the text is too long");
+			memcpy(text + len, o->args[i].text, o->args[i].len);
+			len += o->args[i].len;
 		}
 	} else {
 		len = strlen(v);
@@ -620,6 +520,7 @@ static int cfg_parse(const struct gd_device *m, struct hid_cfg *c,
 {
 	struct pctx pc = { .m = m, .err = err };
 	const struct gd_fn_opt *o;
+	const struct gd_endpoint *in, *out;
 	const struct gd_alt *alt;
 	const char *sched = NULL;
 	uint64_t v;
@@ -636,32 +537,19 @@ static int cfg_parse(const struct gd_device *m, struct hid_cfg *c,
 		return ret;
 	o = fn_opt(m, "interface");	/* where endpoint errors point */
 	c->intf = alt->bInterfaceNumber;
-	for (i = 0; i < alt->n_eps; i++) {
-		const struct gd_endpoint *e = &alt->eps[i];
-
-		if ((e->bmAttributes & USB_ENDPOINT_XFERTYPE_MASK) !=
-		    USB_ENDPOINT_XFER_INT)
-			continue;
-		if ((e->bEndpointAddress & USB_DIR_IN) && !c->ep_in) {
-			c->ep_in = e->bEndpointAddress;
-			c->in_mps = e->wMaxPacketSize & 0x7ff;
-		} else if (!(e->bEndpointAddress & USB_DIR_IN) && !c->ep_out) {
-			c->ep_out = e->bEndpointAddress;
-		}
-	}
-	if (!c->ep_in)
+	in = fn_alt_ep(alt, USB_ENDPOINT_XFER_INT, true);
+	out = fn_alt_ep(alt, USB_ENDPOINT_XFER_INT, false);
+	if (!in)
 		return fn_opt_error(m, o, err, "interface %u has no interrupt IN endpoint",
 				    c->intf);
-	for (i = 0; i < alt->n_eps; i++) {
-		const struct gd_endpoint *e = &alt->eps[i];
-
-		if ((e->bEndpointAddress == c->ep_in ||
-		     e->bEndpointAddress == c->ep_out) &&
-		    (e->beh.mode != GD_EP_DEFAULT || e->beh.stall_nth ||
-		     e->beh.delay_ms))
-			return fn_opt_error(m, NULL, err, "interface %u: the endpoint at line %d has a behaviour of its own; the hid function drives it",
-					    c->intf, e->line);
-	}
+	ret = fn_ep_check_free(m, in, "interrupt IN endpoint", err);
+	if (!ret && out)
+		ret = fn_ep_check_free(m, out, "interrupt OUT endpoint", err);
+	if (ret)
+		return ret;
+	c->ep_in = in->bEndpointAddress;
+	c->in_mps = in->wMaxPacketSize & 0x7ff;
+	c->ep_out = out ? out->bEndpointAddress : 0;
 	if (c->in_mps > HID_REPORT_MAX)
 		c->in_mps = HID_REPORT_MAX;
 
@@ -838,7 +726,7 @@ static void pump(struct hid_state *st)
 
 	while (st->due && st->in.head) {
 		it = &st->cfg.items[st->pos];
-		urb = fn_urbq_pop(&st->in);
+		urb = gdev_urbq_pop(&st->in);
 		/* never more than the URB asks; usbhid's buffer holds its
 		 * longest input report */
 		n = it->len < urb->length ? it->len : urb->length;
@@ -903,7 +791,7 @@ static int hid_attach(struct gdev *dev)
 		return -ENOMEM;
 	}
 	st->dev = dev;
-	fn_urbq_init(&st->in);
+	gdev_urbq_init(&st->in);
 	st->protocol = 1;		/* HID 1.11 7.2.6: report after reset */
 	/* HID 1.11 7.2.4: 500 ms recommended for keyboards, 0 for mice */
 	if (st->cfg.kind == HID_KEYBOARD)
@@ -921,7 +809,7 @@ static void hid_detach(struct gdev *dev, void (*free_urb)(struct urb *urb))
 
 	if (!st)
 		return;
-	fn_urbq_free(&st->in, free_urb);
+	gdev_urbq_free(&st->in, free_urb);
 	event_free(st->timer);
 	cfg_free(&st->cfg);
 	free(st);
@@ -934,14 +822,14 @@ static void hid_reset(struct gdev *dev)
 
 	if (!st)
 		return;
-	fn_urbq_flush(dev, &st->in, -ESHUTDOWN);
+	gdev_urbq_flush(dev, &st->in, -ESHUTDOWN);
 }
 
 static struct urb *hid_unlink(struct gdev *dev, uint32_t seqnum)
 {
 	struct hid_state *st = dev->function_state;
 
-	return fn_urbq_remove(&st->in, seqnum);
+	return gdev_urbq_remove(&st->in, seqnum);
 }
 
 static void store_output(struct hid_state *st, const uint8_t *data,
@@ -966,7 +854,7 @@ static int hid_submit(struct gdev *dev, struct urb *urb)
 	uint8_t addr = urb->ep | (urb->dir_in ? USB_DIR_IN : 0);
 
 	if (addr == st->cfg.ep_in) {
-		fn_urbq_push(&st->in, urb);
+		gdev_urbq_push(&st->in, urb);
 		if (st->cfg.start == START_FIRST_IN)
 			start(st);
 		pump(st);
@@ -1072,7 +960,7 @@ static int hid_control(struct gdev *dev, const struct usb_setup *s,
 	}
 }
 
-const struct gd_function_ops fn_hid_ops = {
+const struct fn_ops fn_hid_ops = {
 	.name = "hid",
 	.validate = hid_validate,
 	.attach = hid_attach,

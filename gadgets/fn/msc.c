@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fn_msc.c - the msc device function: a SCSI disk behind Bulk-Only
+ * fn/msc.c - the msc device function: a SCSI disk behind Bulk-Only
  * Transport (USB Mass Storage Class, Bulk-Only Transport 1.0, "BOT"),
  * backed by a file image or by RAM.  usb-storage binds it (interface
  * class 08, subclass 06 SCSI transparent, protocol 50 bulk-only) and sd
@@ -171,7 +171,7 @@ struct msc_state {
 	bool medium;			/* not ejected */
 	bool prevent;			/* PREVENT MEDIUM REMOVAL */
 
-	struct fn_urbq in, out;		/* held URBs, per direction */
+	struct gdev_urbq in, out;		/* held URBs, per direction */
 	enum msc_phase phase;
 	bool need_reset;		/* 6.6.1: STALL until a BOT reset */
 
@@ -193,31 +193,6 @@ struct msc_state {
 	uint32_t info;
 	bool info_valid;
 };
-
-static uint64_t get_be64(const uint8_t *p)
-{
-	return (uint64_t)get_be32(p) << 32 | get_be32(p + 4);
-}
-
-static void put_be64(uint8_t *p, uint64_t v)
-{
-	put_be32(p, v >> 32);
-	put_be32(p + 4, v);
-}
-
-static uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[1] << 8 | p[0];
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	p[0] = v;
-	p[1] = v >> 8;
-	p[2] = v >> 16;
-	p[3] = v >> 24;
-}
 
 /* ---- options ---- */
 
@@ -269,6 +244,7 @@ static int cfg_parse(const struct gd_device *m, struct msc_cfg *c,
 		     struct script_error *err)
 {
 	const struct gd_fn_opt *o;
+	const struct gd_endpoint *in, *out;
 	const struct gd_alt *alt;
 	char rev[5];
 	uint64_t v;
@@ -286,25 +262,21 @@ static int cfg_parse(const struct gd_device *m, struct msc_cfg *c,
 		return ret;
 	o = fn_opt(m, "interface");	/* where endpoint errors point */
 	c->intf = alt->bInterfaceNumber;
-	for (i = 0; i < alt->n_eps; i++) {
-		const struct gd_endpoint *e = &alt->eps[i];
-
-		if ((e->bmAttributes & USB_ENDPOINT_XFERTYPE_MASK) !=
-		    USB_ENDPOINT_XFER_BULK)
-			continue;
-		if ((e->bEndpointAddress & USB_DIR_IN) && !c->ep_in)
-			c->ep_in = e->bEndpointAddress;
-		else if (!(e->bEndpointAddress & USB_DIR_IN) && !c->ep_out)
-			c->ep_out = e->bEndpointAddress;
-	}
-	if (!c->ep_in || !c->ep_out)
+	in = fn_alt_ep(alt, USB_ENDPOINT_XFER_BULK, true);
+	out = fn_alt_ep(alt, USB_ENDPOINT_XFER_BULK, false);
+	if (!in || !out)
 		return fn_opt_error(m, o, err, "interface %u needs a bulk IN and a bulk OUT endpoint",
 				    c->intf);
-	for (i = 0; i < alt->n_eps; i++)
-		if (alt->eps[i].beh.mode != GD_EP_DEFAULT ||
-		    alt->eps[i].beh.stall_nth || alt->eps[i].beh.delay_ms)
-			return fn_opt_error(m, NULL, err, "interface %u: the endpoint at line %d has a behaviour of its own; the msc function drives them",
-					    c->intf, alt->eps[i].line);
+	c->ep_in = in->bEndpointAddress;
+	c->ep_out = out->bEndpointAddress;
+	/* the function drives the whole interface */
+	for (i = 0; i < alt->n_eps; i++) {
+		ret = fn_ep_check_free(m, &alt->eps[i],
+				       "an endpoint of the mass storage interface",
+				       err);
+		if (ret)
+			return ret;
+	}
 
 	o = fn_opt(m, "image");
 	if (o) {
@@ -476,7 +448,7 @@ static void halt(struct msc_state *st, bool in)
 
 	if (ep)
 		gdev_ep_set_halt(st->dev, ep, true);
-	fn_urbq_flush(st->dev, in ? &st->in : &st->out, -EPIPE);
+	gdev_urbq_flush(st->dev, in ? &st->in : &st->out, -EPIPE);
 }
 
 /* ---- SCSI ---- */
@@ -934,7 +906,7 @@ static void do_data_in(struct msc_state *st, struct urb *urb)
 	if (!n) {
 		/* nothing (more) to send: STALL the data stage (case 4) */
 		st->phase = PH_CSW;
-		fn_urbq_push(&st->in, urb);	/* halt() fails it */
+		gdev_urbq_push(&st->in, urb);	/* halt() fails it */
 		halt(st, true);
 		return;
 	}
@@ -1033,9 +1005,9 @@ static void pump(struct msc_state *st)
 	for (;;) {
 		/* the stage decides which direction may move */
 		if (st->phase == PH_CBW || st->phase == PH_DATA_OUT)
-			urb = fn_urbq_pop(&st->out);
+			urb = gdev_urbq_pop(&st->out);
 		else
-			urb = fn_urbq_pop(&st->in);
+			urb = gdev_urbq_pop(&st->in);
 		if (!urb)
 			break;
 		switch (st->phase) {
@@ -1081,8 +1053,8 @@ static int msc_attach(struct gdev *dev)
 	}
 	st->dev = dev;
 	st->medium = true;
-	fn_urbq_init(&st->in);
-	fn_urbq_init(&st->out);
+	gdev_urbq_init(&st->in);
+	gdev_urbq_init(&st->out);
 	st->phase = PH_CBW;
 	log_info("interface %u: %llu blocks of %u bytes (%s%s)", st->cfg.intf,
 		 (unsigned long long)st->blocks, st->cfg.block_size,
@@ -1098,8 +1070,8 @@ static void msc_detach(struct gdev *dev, void (*free_urb)(struct urb *urb))
 
 	if (!st)
 		return;
-	fn_urbq_free(&st->in, free_urb);
-	fn_urbq_free(&st->out, free_urb);
+	gdev_urbq_free(&st->in, free_urb);
+	gdev_urbq_free(&st->out, free_urb);
 	if (st->fd >= 0) {
 		int ret = medium_sync(st);
 
@@ -1119,8 +1091,8 @@ static void msc_reset(struct gdev *dev)
 
 	if (!st)
 		return;
-	fn_urbq_flush(dev, &st->in, -ESHUTDOWN);
-	fn_urbq_flush(dev, &st->out, -ESHUTDOWN);
+	gdev_urbq_flush(dev, &st->in, -ESHUTDOWN);
+	gdev_urbq_flush(dev, &st->out, -ESHUTDOWN);
 	st->phase = PH_CBW;
 	st->need_reset = false;
 }
@@ -1130,9 +1102,9 @@ static struct urb *msc_unlink(struct gdev *dev, uint32_t seqnum)
 	struct msc_state *st = dev->function_state;
 	struct urb *urb;
 
-	urb = fn_urbq_remove(&st->in, seqnum);
+	urb = gdev_urbq_remove(&st->in, seqnum);
 	if (!urb)
-		urb = fn_urbq_remove(&st->out, seqnum);
+		urb = gdev_urbq_remove(&st->out, seqnum);
 	return urb;
 }
 
@@ -1152,9 +1124,9 @@ static int msc_submit(struct gdev *dev, struct urb *urb)
 		return 0;
 	}
 	if (urb->dir_in)
-		fn_urbq_push(&st->in, urb);
+		gdev_urbq_push(&st->in, urb);
 	else
-		fn_urbq_push(&st->out, urb);
+		gdev_urbq_push(&st->out, urb);
 	pump(st);
 	return 0;
 }
@@ -1193,7 +1165,7 @@ static int msc_control(struct gdev *dev, const struct usb_setup *s,
 	}
 }
 
-const struct gd_function_ops fn_msc_ops = {
+const struct fn_ops fn_msc_ops = {
 	.name = "msc",
 	.validate = msc_validate,
 	.attach = msc_attach,

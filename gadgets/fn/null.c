@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fn_null.c - the null device function: the template for new ones.
+ * fn/null.c - the null device function: the template for new ones.
  *
  * It takes no options and handles nothing, so a device that names it
  * behaves exactly as its script says.  A new function copies this file,
  * fills in the members it needs (function.h states each contract) and is
- * added to gd_functions[] in function.c.
+ * added to fn_list[] in function.c.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -37,7 +37,7 @@ static int null_submit(struct gdev *dev, struct urb *urb)
 	return -ENOENT;		/* the script's endpoint behaviour runs */
 }
 
-const struct gd_function_ops fn_null_ops = {
+const struct fn_ops fn_null_ops = {
 	.name = "null",
 	.validate = null_validate,
 	.control = null_control,

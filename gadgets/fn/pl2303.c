@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fn_pl2303.c - a Prolific PL2303 USB serial chip (HX family), as Linux's
+ * fn/pl2303.c - a Prolific PL2303 USB serial chip (HX family), as Linux's
  * pl2303 driver drives it (drivers/usb/serial/pl2303.c and pl2303.h are
  * the reference for every request and bit used here).
  *
@@ -90,9 +90,9 @@ static int pl2303_find(const struct gd_device *m, struct pl2303_eps *e)
 			alt = &m->configs[c].alts[i];
 			if (alt->bAlternateSetting)
 				continue;
-			e->irq = ser_alt_ep(alt, USB_ENDPOINT_XFER_INT, true);
-			e->in = ser_alt_ep(alt, USB_ENDPOINT_XFER_BULK, true);
-			e->out = ser_alt_ep(alt, USB_ENDPOINT_XFER_BULK, false);
+			e->irq = fn_alt_ep(alt, USB_ENDPOINT_XFER_INT, true);
+			e->in = fn_alt_ep(alt, USB_ENDPOINT_XFER_BULK, true);
+			e->out = fn_alt_ep(alt, USB_ENDPOINT_XFER_BULK, false);
 			if (e->irq && e->in && e->out)
 				return 0;
 		}
@@ -122,9 +122,9 @@ static int pl2303_validate(const struct gd_device *m,
 	if (pl2303_find(m, &e))
 		return fn_opt_error(m, NULL, err,
 				    "needs an interface with an interrupt IN, a bulk IN and a bulk OUT endpoint (pl2303 insists on the interrupt one)");
-	return ser_ep_check_free(m, e.irq, "status endpoint", err) ?:
-	       ser_ep_check_free(m, e.in, "data IN endpoint", err) ?:
-	       ser_ep_check_free(m, e.out, "data OUT endpoint", err);
+	return fn_ep_check_free(m, e.irq, "status endpoint", err) ?:
+	       fn_ep_check_free(m, e.in, "data IN endpoint", err) ?:
+	       fn_ep_check_free(m, e.out, "data OUT endpoint", err);
 }
 
 /*
@@ -269,7 +269,7 @@ static struct urb *pl2303_unlink(struct gdev *dev, uint32_t seqnum)
 	return ser_cdc_unlink(&p->cdc, seqnum);
 }
 
-const struct gd_function_ops fn_pl2303_ops = {
+const struct fn_ops fn_pl2303_ops = {
 	.name = "pl2303",
 	.validate = pl2303_validate,
 	.attach = pl2303_attach,

@@ -14,6 +14,7 @@
 #include "function.h"
 #include "log.h"
 #include "serial_core.h"
+#include "util.h"
 
 /* ---- line ---- */
 
@@ -52,82 +53,6 @@ void ser_line_log(const char *who, const struct ser_line *l)
 
 /* ---- options ---- */
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/*
- * One "..." token of an option value at s[*pos], with the escapes of gadget
- * script strings (the lexer accepted them already; checked again because a
- * model can be built by other means).  Returns 0, or -EINVAL with *why.
- */
-static int parse_qstring(const char *s, size_t *pos, uint8_t *out,
-			 size_t max, size_t *out_len, const char **why)
-{
-	/* escape letter, then the byte it stands for */
-	static const char simple[] = "\\\\\"\"''??a\ab\bf\fn\nr\rt\tv\v";
-	size_t i = *pos, n = 0;
-	const char *esc;
-	unsigned int v;
-	int k, d;
-
-	if (s[i] != '"') {
-		*why = "expected a quoted string";
-		return -EINVAL;
-	}
-	for (i++; s[i] && s[i] != '"'; ) {
-		if (n == max) {
-			*why = "string too long";
-			return -EINVAL;
-		}
-		if (s[i] != '\\') {
-			out[n++] = s[i++];
-			continue;
-		}
-		i++;
-		esc = s[i] ? strchr(simple, s[i]) : NULL;
-		if (esc && (esc - simple) % 2 == 0) {
-			v = (uint8_t)esc[1];
-			i++;
-		} else if (s[i] == 'x') {
-			i++;
-			v = 0;
-			for (k = 0; k < 2 && (d = hexval(s[i])) >= 0; k++, i++)
-				v = v * 16 + d;
-			if (!k) {
-				*why = "\\x needs a hex digit";
-				return -EINVAL;
-			}
-		} else if (s[i] >= '0' && s[i] <= '7') {
-			v = 0;
-			for (k = 0; k < 3 && s[i] >= '0' && s[i] <= '7'; k++)
-				v = v * 8 + (s[i++] - '0');
-			if (v > 0xff) {
-				*why = "octal escape above \\377";
-				return -EINVAL;
-			}
-		} else {
-			*why = "unknown escape";
-			return -EINVAL;
-		}
-		out[n++] = v;
-	}
-	if (s[i] != '"') {
-		*why = "missing closing quote";
-		return -EINVAL;
-	}
-	*pos = i + 1;
-	*out_len = n;
-	return 0;
-}
-
 /* The % templates a reply may hold: see ser_expand(). */
 static bool template_ok(const uint8_t *r, size_t len, char *bad)
 {
@@ -145,60 +70,63 @@ static bool template_ok(const uint8_t *r, size_t len, char *bad)
 	return true;
 }
 
-/* `respond "REQ" "REPLY" ...` into pairs (NULL: only check). */
+/* One decoded string of `respond` into out (at most max bytes). */
+static bool respond_str(const struct gd_fn_arg *a, uint8_t *out, size_t max,
+			size_t *len)
+{
+	if (!a->quoted || a->len > max)
+		return false;
+	memcpy(out, a->text, a->len);
+	*len = a->len;
+	return true;
+}
+
+/* `respond "REQ" "REPLY" ...` into pairs (NULL: only check); the script
+ * lexer decoded the strings already. */
 static int parse_respond(const struct gd_device *m, const struct gd_fn_opt *opt,
 			 struct ser_pair *pairs, size_t *n_pairs,
 			 struct script_error *err)
 {
-	const char *s = opt->value, *why = NULL;
 	struct ser_pair tmp, *pr;
-	size_t pos = 0, n = 0;
+	size_t i, n = 0;
 	char bad;
-	int rc;
 
-	/* a lone string arrives unquoted: that is not a pair either */
-	if (s[0] != '"')
+	if (opt->n_args < 2 || !opt->args[0].quoted)
 		return fn_opt_error(m, opt, err,
 				    "respond: expected \"REQUEST\" \"REPLY\" pairs of quoted strings");
-	while (s[pos]) {
+	for (i = 0; i < opt->n_args; i += 2, n++) {
 		if (n == SER_MAX_PAIRS)
 			return fn_opt_error(m, opt, err,
 					    "respond: at most %d pairs",
 					    SER_MAX_PAIRS);
 		pr = pairs ? &pairs[n] : &tmp;
 		memset(pr, 0, sizeof(*pr));
-		rc = parse_qstring(s, &pos, pr->req, SER_MAX_REQ, &pr->req_len,
-				   &why);
-		if (rc)
+		if (!respond_str(&opt->args[i], pr->req, SER_MAX_REQ,
+				 &pr->req_len))
 			return fn_opt_error(m, opt, err,
 					    "respond: request %zu: %s (requests are quoted strings, at most %d bytes)",
-					    n + 1, why, SER_MAX_REQ);
+					    n + 1, opt->args[i].quoted ?
+					    "string too long" : "expected a quoted string",
+					    SER_MAX_REQ);
 		if (!pr->req_len)
 			return fn_opt_error(m, opt, err,
 					    "respond: request %zu is empty", n + 1);
-		while (s[pos] == ' ')
-			pos++;
-		if (!s[pos])
+		if (i + 1 == opt->n_args)
 			return fn_opt_error(m, opt, err,
 					    "respond: request %zu has no reply: give \"REQUEST\" \"REPLY\" pairs",
 					    n + 1);
-		rc = parse_qstring(s, &pos, pr->reply, SER_MAX_REPLY,
-				   &pr->reply_len, &why);
-		if (rc)
+		if (!respond_str(&opt->args[i + 1], pr->reply, SER_MAX_REPLY,
+				 &pr->reply_len))
 			return fn_opt_error(m, opt, err,
 					    "respond: reply %zu: %s (replies are quoted strings, at most %d bytes)",
-					    n + 1, why, SER_MAX_REPLY);
+					    n + 1, opt->args[i + 1].quoted ?
+					    "string too long" : "expected a quoted string",
+					    SER_MAX_REPLY);
 		if (!template_ok(pr->reply, pr->reply_len, &bad))
 			return fn_opt_error(m, opt, err,
 					    "respond: reply %zu: '%%%c' is not a template (there are %%b %%f %%d %%r %%k %%%%)",
 					    n + 1, bad ? bad : ' ');
-		while (s[pos] == ' ')
-			pos++;
-		n++;
 	}
-	if (!n)
-		return fn_opt_error(m, opt, err,
-				    "respond: expected \"REQUEST\" \"REPLY\" pairs");
 	*n_pairs = n;
 	return 0;
 }
@@ -249,7 +177,7 @@ int ser_port_init(struct ser_port *p, const struct gd_device *model)
 	memset(p, 0, sizeof(*p));
 	p->echo = true;
 	ser_line_init(&p->line);
-	fn_urbq_init(&p->out);
+	gdev_urbq_init(&p->out);
 	/* validate() accepted these: errors here would be a bug */
 	opt = fn_opt(model, "echo");
 	if (opt && parse_echo(model, opt, &p->echo, &err))
@@ -270,9 +198,9 @@ void ser_port_release(struct gdev *dev, struct ser_port *p,
 		      void (*free_urb)(struct urb *urb))
 {
 	if (free_urb)
-		fn_urbq_free(&p->out, free_urb);
+		gdev_urbq_free(&p->out, free_urb);
 	else
-		fn_urbq_flush(dev, &p->out, -ESHUTDOWN);
+		gdev_urbq_flush(dev, &p->out, -ESHUTDOWN);
 	p->out_off = 0;
 	free(p->tx);
 	p->tx = NULL;
@@ -282,7 +210,7 @@ void ser_port_release(struct gdev *dev, struct ser_port *p,
 
 void ser_port_reset(struct gdev *dev, struct ser_port *p)
 {
-	fn_urbq_flush(dev, &p->out, -ESHUTDOWN);
+	gdev_urbq_flush(dev, &p->out, -ESHUTDOWN);
 	p->out_off = 0;
 	ser_port_purge_tx(p);
 	p->win_len = 0;
@@ -420,7 +348,7 @@ bool ser_port_pump(struct gdev *dev, struct ser_port *p)
 			feed_byte(p, urb->buf[p->out_off++]);
 			progress = true;
 		}
-		fn_urbq_pop(&p->out);
+		gdev_urbq_pop(&p->out);
 		p->out_off = 0;
 		gdev_complete(dev, urb, 0, urb->length);
 		progress = true;
@@ -431,7 +359,7 @@ bool ser_port_pump(struct gdev *dev, struct ser_port *p)
 void ser_port_submit_out(struct gdev *dev, struct ser_port *p,
 			 struct urb *urb)
 {
-	fn_urbq_push(&p->out, urb);
+	gdev_urbq_push(&p->out, urb);
 	ser_port_pump(dev, p);
 }
 
@@ -444,7 +372,7 @@ struct urb *ser_port_unlink(struct ser_port *p, uint32_t seqnum)
 		 * URB, as it would on a real chip mid-transfer */
 		p->out_off = 0;
 	}
-	urb = fn_urbq_remove(&p->out, seqnum);
+	urb = gdev_urbq_remove(&p->out, seqnum);
 	return urb;
 }
 
@@ -454,7 +382,7 @@ void ser_notify_init(struct ser_notify *nq, uint16_t mps)
 {
 	memset(nq, 0, sizeof(*nq));
 	nq->mps = mps & 0x7ff;	/* bits 12:11 are the high-bandwidth count */
-	fn_urbq_init(&nq->urbs);
+	gdev_urbq_init(&nq->urbs);
 }
 
 void ser_notify_serial_state(struct ser_notify *nq, uint16_t wIndex,
@@ -486,7 +414,7 @@ void ser_notify_serve(struct gdev *dev, struct ser_notify *nq)
 	size_t n;
 
 	while (nq->n && nq->urbs.head) {
-		urb = fn_urbq_pop(&nq->urbs);
+		urb = gdev_urbq_pop(&nq->urbs);
 		n = SER_NOTIFY_LEN - nq->off;
 		if (n > urb->length)
 			n = urb->length;
@@ -507,9 +435,9 @@ void ser_notify_clear(struct gdev *dev, struct ser_notify *nq, int status,
 		      void (*free_urb)(struct urb *urb))
 {
 	if (free_urb)
-		fn_urbq_free(&nq->urbs, free_urb);
+		gdev_urbq_free(&nq->urbs, free_urb);
 	else
-		fn_urbq_flush(dev, &nq->urbs, status);
+		gdev_urbq_flush(dev, &nq->urbs, status);
 	nq->first = 0;
 	nq->n = 0;
 	nq->off = 0;
@@ -552,21 +480,21 @@ int ser_cdc_init(struct ser_cdc *c, const struct gd_device *model)
 		return rc;
 	ser_cdc_coding_init(c);
 	ser_notify_init(&c->notify, c->notify_ep->wMaxPacketSize);
-	fn_urbq_init(&c->in);
+	gdev_urbq_init(&c->in);
 	return 0;
 }
 
 void ser_cdc_release(struct gdev *dev, struct ser_cdc *c,
 		     void (*free_urb)(struct urb *urb))
 {
-	fn_urbq_free(&c->in, free_urb);
+	gdev_urbq_free(&c->in, free_urb);
 	ser_notify_clear(dev, &c->notify, 0, free_urb);
 	ser_port_release(dev, &c->port, free_urb);
 }
 
 void ser_cdc_reset(struct gdev *dev, struct ser_cdc *c)
 {
-	fn_urbq_flush(dev, &c->in, -ESHUTDOWN);
+	gdev_urbq_flush(dev, &c->in, -ESHUTDOWN);
 	ser_notify_clear(dev, &c->notify, -ESHUTDOWN, NULL);
 	ser_port_reset(dev, &c->port);
 	ser_cdc_coding_init(c);
@@ -583,7 +511,7 @@ static void ser_cdc_kick(struct gdev *dev, struct ser_cdc *c)
 		progress = false;
 		ser_port_pump(dev, &c->port);
 		while (c->in.head && ser_port_pending(&c->port)) {
-			urb = fn_urbq_pop(&c->in);
+			urb = gdev_urbq_pop(&c->in);
 			n = ser_port_take(&c->port, urb->buf, urb->length);
 			gdev_complete(dev, urb, 0, n);
 			progress = true;
@@ -599,10 +527,10 @@ int ser_cdc_submit(struct gdev *dev, struct ser_cdc *c, struct urb *urb)
 		ser_port_submit_out(dev, &c->port, urb);
 		ser_cdc_kick(dev, c);
 	} else if (addr == c->in_ep->bEndpointAddress) {
-		fn_urbq_push(&c->in, urb);
+		gdev_urbq_push(&c->in, urb);
 		ser_cdc_kick(dev, c);
 	} else if (addr == c->notify_ep->bEndpointAddress) {
-		fn_urbq_push(&c->notify.urbs, urb);
+		gdev_urbq_push(&c->notify.urbs, urb);
 		ser_notify_serve(dev, &c->notify);
 	} else {
 		return -ENOENT;
@@ -614,9 +542,9 @@ struct urb *ser_cdc_unlink(struct ser_cdc *c, uint32_t seqnum)
 {
 	struct urb *urb;
 
-	urb = fn_urbq_remove(&c->in, seqnum);
+	urb = gdev_urbq_remove(&c->in, seqnum);
 	if (!urb)
-		urb = fn_urbq_remove(&c->notify.urbs, seqnum);
+		urb = gdev_urbq_remove(&c->notify.urbs, seqnum);
 	if (!urb)
 		urb = ser_port_unlink(&c->port, seqnum);
 	return urb;
@@ -677,33 +605,4 @@ int ser_cdc_control(struct gdev *dev, struct ser_cdc *c,
 	default:
 		return -ENOENT;
 	}
-}
-
-/* ---- descriptors ---- */
-
-const struct gd_endpoint *ser_alt_ep(const struct gd_alt *alt, int type,
-				     bool in)
-{
-	const struct gd_endpoint *e;
-	size_t i;
-
-	for (i = 0; i < alt->n_eps; i++) {
-		e = &alt->eps[i];
-		if ((e->bmAttributes & USB_ENDPOINT_XFERTYPE_MASK) == type &&
-		    !!(e->bEndpointAddress & USB_DIR_IN) == in)
-			return e;
-	}
-	return NULL;
-}
-
-int ser_ep_check_free(const struct gd_device *model,
-		      const struct gd_endpoint *ep, const char *what,
-		      struct script_error *err)
-{
-	if (ep->beh.mode == GD_EP_DEFAULT && !ep->beh.delay_ms &&
-	    !ep->beh.stall_nth)
-		return 0;
-	return fn_opt_error(model, NULL, err,
-			    "endpoint 0x%02x (line %d) is the %s, which the function serves: remove its behaviour, delay and stall-nth",
-			    ep->bEndpointAddress, ep->line, what);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * serial_core.h - what the serial device functions share (fn_acm.c,
- * fn_ftdi.c, fn_pl2303.c): the line settings the host made, the peer at the
+ * serial_core.h - what the serial device functions share (fn/acm.c,
+ * fn/ftdi.c, fn/pl2303.c): the line settings the host made, the peer at the
  * far end of the line, and the bytes on their way to the host.
  *
  * Each function decodes its own chip's requests into a struct ser_line and
@@ -81,7 +81,7 @@ struct ser_port {
 	size_t tx_head;			/* data is tx[tx_head..+tx_len) */
 	size_t tx_len;
 
-	struct fn_urbq out;		/* bulk OUT URBs not fully consumed */
+	struct gdev_urbq out;		/* bulk OUT URBs not fully consumed */
 	size_t out_off;			/* bytes of out.head consumed */
 	uint64_t rx_bytes;		/* received from the host */
 };
@@ -134,7 +134,7 @@ struct ser_notify {
 	size_t first, n;
 	size_t off;			/* bytes of q[first] already sent */
 	uint16_t mps;			/* the endpoint's wMaxPacketSize */
-	struct fn_urbq urbs;		/* interrupt IN URBs waiting */
+	struct gdev_urbq urbs;		/* interrupt IN URBs waiting */
 };
 
 void ser_notify_init(struct ser_notify *nq, uint16_t mps);
@@ -152,7 +152,7 @@ void ser_notify_clear(struct gdev *dev, struct ser_notify *nq, int status,
 /* Log the line settings once they changed ("<who>: line 38400 8N1"). */
 void ser_line_log(const char *who, const struct ser_line *l);
 
-/* ---- a CDC-style serial function (fn_acm.c, fn_pl2303.c) ----
+/* ---- a CDC-style serial function (fn/acm.c, fn/pl2303.c) ----
  * A status interrupt IN endpoint carrying SERIAL_STATE, a bulk pair to the
  * peer, and the CDC line requests (PSTN 6.3.10-6.3.12; the PL2303 takes the
  * same codes and layout on its interface): SET_LINE_CODING stores the
@@ -178,7 +178,7 @@ struct ser_cdc {
 	uint8_t coding[SER_CODING_LEN];	/* as last set */
 	struct ser_port port;
 	struct ser_notify notify;
-	struct fn_urbq in;		/* bulk IN URBs waiting for data */
+	struct gdev_urbq in;		/* bulk IN URBs waiting for data */
 };
 
 /* The `serial-state N|off` option (off: *state = -1; absent: def). */
@@ -199,15 +199,5 @@ struct urb *ser_cdc_unlink(struct ser_cdc *c, uint32_t seqnum);
  * other bRequest. */
 int ser_cdc_control(struct gdev *dev, struct ser_cdc *c,
 		    const struct usb_setup *s, uint8_t *data, size_t len);
-
-/* ---- descriptor lookups for validate/attach ---- */
-/* The first endpoint of alt with that transfer type and direction. */
-const struct gd_endpoint *ser_alt_ep(const struct gd_alt *alt, int type,
-				     bool in);
-/* Reject an endpoint the function serves that also has a script behaviour
- * (the function would silently take it over). */
-int ser_ep_check_free(const struct gd_device *model,
-		      const struct gd_endpoint *ep, const char *what,
-		      struct script_error *err);
 
 #endif /* USBRIG_SERIAL_CORE_H */

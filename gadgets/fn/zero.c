@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fn_zero.c - Gadget Zero, the device the kernel's usbtest driver tests
+ * fn/zero.c - Gadget Zero, the device the kernel's usbtest driver tests
  * against (g_zero, 0525:a4a0).
  *
  * The facts mirrored here come from the kernel's gadget side
@@ -79,9 +79,8 @@ struct zero_end {
 };
 
 struct zero_urbq {
-	struct urb *head;
-	struct urb **tail;
-	uint32_t done;			/* bytes of head moved already */
+	struct gdev_urbq q;
+	uint32_t done;			/* bytes of q.head moved already */
 };
 
 struct zero_state {
@@ -242,50 +241,30 @@ static int zero_validate(const struct gd_device *model,
 
 /* ---- life cycle ---- */
 
+/* gdev_urbq plus how far the oldest URB got */
 static void urbq_init(struct zero_urbq *q)
 {
-	q->head = NULL;
-	q->tail = &q->head;
+	gdev_urbq_init(&q->q);
 	q->done = 0;
 }
 
 static void urbq_push(struct zero_urbq *q, struct urb *urb)
 {
-	urb->next = NULL;
-	*q->tail = urb;
-	q->tail = &urb->next;
+	gdev_urbq_push(&q->q, urb);
 }
 
 static struct urb *urbq_pop(struct zero_urbq *q)
 {
-	struct urb *urb = q->head;
-
-	if (urb) {
-		q->head = urb->next;
-		if (!q->head)
-			q->tail = &q->head;
-		urb->next = NULL;
-	}
 	q->done = 0;
-	return urb;
+	return gdev_urbq_pop(&q->q);
 }
 
 static struct urb *urbq_remove(struct zero_urbq *q, uint32_t seqnum)
 {
-	struct urb **pp, *urb;
-
-	for (pp = &q->head; (urb = *pp); pp = &urb->next) {
-		if (urb->seqnum != seqnum)
-			continue;
-		if (pp == &q->head)
-			q->done = 0;	/* what moved already stays moved */
-		*pp = urb->next;
-		if (q->tail == &urb->next)
-			q->tail = pp;
-		urb->next = NULL;
-		return urb;
-	}
-	return NULL;
+	/* what moved already of the oldest URB stays moved */
+	if (q->q.head && q->q.head->seqnum == seqnum)
+		q->done = 0;
+	return gdev_urbq_remove(&q->q, seqnum);
 }
 
 static int zero_attach(struct gdev *dev)
@@ -321,14 +300,11 @@ static int zero_attach(struct gdev *dev)
 static void zero_detach(struct gdev *dev, void (*free_urb)(struct urb *urb))
 {
 	struct zero_state *st = dev->function_state;
-	struct urb *urb;
 
 	if (!st)
 		return;
-	while ((urb = urbq_pop(&st->out)))
-		free_urb(urb);
-	while ((urb = urbq_pop(&st->in)))
-		free_urb(urb);
+	gdev_urbq_free(&st->out.q, free_urb);
+	gdev_urbq_free(&st->in.q, free_urb);
 	free(st->ring);
 	free(st->ends);
 	free(st->tmpl);
@@ -340,14 +316,12 @@ static void zero_detach(struct gdev *dev, void (*free_urb)(struct urb *urb))
 static void zero_reset(struct gdev *dev)
 {
 	struct zero_state *st = dev->function_state;
-	struct urb *urb;
 
 	if (!st)
 		return;
-	while ((urb = urbq_pop(&st->out)))
-		gdev_complete(dev, urb, -ESHUTDOWN, 0);
-	while ((urb = urbq_pop(&st->in)))
-		gdev_complete(dev, urb, -ESHUTDOWN, 0);
+	gdev_urbq_flush(dev, &st->out.q, -ESHUTDOWN);
+	gdev_urbq_flush(dev, &st->in.q, -ESHUTDOWN);
+	st->out.done = st->in.done = 0;
 	st->rd = st->wr = 0;
 	st->end_head = st->n_ends = 0;
 }
@@ -535,7 +509,7 @@ static bool lb_pump_out(struct gdev *dev, struct zero_state *st)
 	bool progress = false;
 	struct urb *urb;
 
-	while ((urb = st->out.head)) {
+	while ((urb = st->out.q.head)) {
 		size_t left = urb->length - st->out.done;
 		size_t room = st->cap - (size_t)(st->wr - st->rd);
 		unsigned int mps = ep_mps(dev, urb);
@@ -576,7 +550,7 @@ static bool lb_pump_in(struct gdev *dev, struct zero_state *st)
 	bool progress = false;
 	struct urb *urb;
 
-	while ((urb = st->in.head)) {
+	while ((urb = st->in.q.head)) {
 		struct zero_end *e = first_end(st);
 		size_t room = urb->length - st->in.done;
 		size_t avail = e ? (size_t)(e->at - st->rd) :
@@ -639,7 +613,7 @@ static int zero_submit(struct gdev *dev, struct urb *urb)
 	return -ENOENT;		/* iso, or a configuration not ours */
 }
 
-const struct gd_function_ops fn_zero_ops = {
+const struct fn_ops fn_zero_ops = {
 	.name = "zero",
 	.validate = zero_validate,
 	.attach = zero_attach,

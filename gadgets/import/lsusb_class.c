@@ -21,11 +21,11 @@ size_t lx_hex_bytes(const char *s, uint8_t *out, size_t max)
 			s++;
 		if (s[0] == '0' && s[1] == 'x')
 			s += 2;
-		if (imp_hexval(s[0]) < 0 || imp_hexval(s[1]) < 0 ||
+		if (util_hexval(s[0]) < 0 || util_hexval(s[1]) < 0 ||
 		    (s[2] && s[2] != ' ' && s[2] != '\t'))
 			return n;
 		if (n < max)
-			out[n] = imp_hexval(s[0]) << 4 | imp_hexval(s[1]);
+			out[n] = util_hexval(s[0]) << 4 | util_hexval(s[1]);
 		n++;
 		s += 2;
 	}

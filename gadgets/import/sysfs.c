@@ -65,14 +65,14 @@ static int hex_line(const char *path, int line, const char *p,
 				continue;
 		}
 		for (k = 0; k < wl; k++)
-			if (imp_hexval(w[k]) < 0)
+			if (util_hexval(w[k]) < 0)
 				break;
 		if ((wl != 2 && wl != 4) || k != wl)
 			return imp_err(err, "%s:%d: '%.*s' is not a hex byte of a descriptor dump",
 				       path, line, (int)(wl > 20 ? 20 : wl), w);
 		for (k = 0; k < wl; k += 2)
-			if (imp_blob_put8(out, imp_hexval(w[k]) << 4 |
-					  imp_hexval(w[k + 1])))
+			if (imp_blob_put8(out, util_hexval(w[k]) << 4 |
+					  util_hexval(w[k + 1])))
 				return imp_err(err, "%s: out of memory", path);
 	}
 }

@@ -168,6 +168,7 @@ int usb_server_start(struct scenario_ctx *s, char *saw, size_t size);
 /* Reap the server without blocking; true if it died (sets server_dead). */
 bool usb_server_check(struct scenario_ctx *s);
 void usb_cleanup(struct scenario_ctx *s);
+/* mode: enum plan_attach_mode (plan_words.h) */
 int usb_attach(struct scenario_ctx *s, struct gadget *g, int mode,
 	       uint64_t deadline_us, char *saw, size_t size);
 int usb_detach(struct scenario_ctx *s, struct gadget *g,
@@ -191,7 +192,5 @@ struct plan_tok;
  * result line.  Returns 0 on ok, -1 when the step failed (the caller
  * skips the rest of the scenario). */
 int step_run(int line, const char *kind, const struct plan_tok *a, int n);
-
-enum { MODE_VERIFY, MODE_NO_VERIFY, MODE_NO_WAIT };
 
 #endif /* USBRIG_AGENT_H */

@@ -3,6 +3,7 @@
  * usbrig-agent - the guest side of usbrig: run the plan, report results.
  *
  *	usbrig-agent [PLAN]		(default /usbrig/plan)
+ *	usbrig-agent --version		prints "usbrig VERSION"
  *
  * Results go to the virtio-serial port named usbrig.0 (the /dev/vportNpM
  * whose /sys/class/virtio-ports/vportNpM/name says so), or to stdout when
@@ -15,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "agent.h"
+#include "fsutil.h"
 #include "plan.h"
 
 #include <dirent.h>
@@ -225,35 +227,6 @@ static void write_sys(const char *path, const char *val)
 }
 
 /* ---- the plan ---- */
-
-static char *read_plan(const char *path)
-{
-	struct stat st;
-	char *buf;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) || st.st_size > PLAN_MAX) {
-		close(fd);
-		errno = EFBIG;
-		return NULL;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		close(fd);
-		return NULL;
-	}
-	n = read(fd, buf, (size_t)st.st_size);
-	close(fd);
-	if (n < 0) {
-		free(buf);
-		return NULL;
-	}
-	buf[n] = '\0';
-	return buf;
-}
 
 /* The busid number the host server gives script (by basename), 0 if none. */
 static int remote_busid(const char *script)
@@ -506,6 +479,10 @@ int main(int argc, char **argv)
 	char *plan;
 	uint64_t t0 = now_us();
 
+	if (argc > 1 && !strcmp(argv[1], "--version")) {
+		printf("usbrig %s\n", USBRIG_VERSION);
+		return 0;
+	}
 	signal(SIGPIPE, SIG_IGN);
 	write_sys("/sys/module/kernel/parameters/initcall_debug", "1");
 	ev_init();
@@ -523,7 +500,7 @@ int main(int argc, char **argv)
 		 (unsigned long long)(now_us() - t0) / 1000, remote_host,
 		 tr.on ? "on" : "off: ", tr.on ? "" : tr.why);
 
-	plan = read_plan(plan_path);
+	plan = fs_read_file(plan_path, PLAN_MAX, NULL);
 	if (!plan) {
 		out_diag("cannot read the plan %s: %s", plan_path,
 			 strerror(errno));

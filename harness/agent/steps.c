@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include "agent.h"
 #include "plan.h"
+#include "plan_words.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,7 +28,6 @@
 #define POLL_MS		10
 #define MODPROBE_MS	60000
 #define TRACE_GRACE_MS	1000	/* for a trace record after its uevent */
-#define EPROBE_DEFER	517	/* kernel-internal (include/linux/errno.h) */
 #define READ_MAX	65536
 #define SUBST_MAX	(AG_TEXT_MAX)
 
@@ -68,25 +68,21 @@ static uint64_t step_deadline(unsigned long timeout_ms)
 	return cur && cur->deadline_us < d ? cur->deadline_us : d;
 }
 
-static int errno_by_name(const char *name)
-{
-	if (!strcmp(name, "EPROBE_DEFER"))
-		return EPROBE_DEFER;
-	for (int e = 1; e < 200; e++) {
-		const char *n = strerrorname_np(e);
-
-		if (n && !strcmp(n, name))
-			return e;
-	}
-	return 0;
-}
-
+/* The name of an errno the agent saw: the plan's, else glibc's. */
 static const char *errno_name(int e)
 {
-	const char *n = e == EPROBE_DEFER ? "EPROBE_DEFER" :
-			strerrorname_np(e);
+	const char *n = plan_errno_name(e);
 
+	if (!n)
+		n = strerrorname_np(e);
 	return n ? n : "E?";
+}
+
+/* The index of argument i in words[n] (plan_words.h), or -1. */
+static int arg_word(const struct step *s, int i, const char *const *words,
+		    size_t n)
+{
+	return plan_word_index(words, n, s->a[i].s);
 }
 
 static struct gadget *gadget_by_id(const char *id)
@@ -191,13 +187,8 @@ static int do_attach(struct step *s)
 	g = gadget_by_id(s->a[0].s);
 	if (!g)
 		return bad_plan(s, "unknown gadget");
-	if (!strcmp(s->a[1].s, "verify"))
-		mode = MODE_VERIFY;
-	else if (!strcmp(s->a[1].s, "no-verify"))
-		mode = MODE_NO_VERIFY;
-	else if (!strcmp(s->a[1].s, "no-wait"))
-		mode = MODE_NO_WAIT;
-	else
+	mode = arg_word(s, 1, plan_attach_modes, PLAN_N_ATTACH_MODES);
+	if (mode < 0)
 		return bad_plan(s, "MODE is verify|no-verify|no-wait");
 	strfmt(s->desc, sizeof(s->desc), "attach %s (%s, %s)", g->id,
 		 g->busid, s->a[1].s);
@@ -230,7 +221,7 @@ static int do_detach(struct step *s)
 
 /* ---- modules ---- */
 
-static int do_modprobe(struct step *s, bool remove)
+static int modprobe_step(struct step *s, bool remove)
 {
 	char *argv[] = { remove ? "rmmod" : "modprobe", NULL, NULL };
 	char path[PATH_MAX];
@@ -279,7 +270,7 @@ static int do_write(struct step *s)
 	if (s->n != 3 || !s->a[0].quoted || !s->a[1].quoted)
 		return bad_plan(s, "want \"PATH\" \"VALUE\" ok|ERRNO");
 	if (strcmp(s->a[2].s, "ok")) {
-		want = errno_by_name(s->a[2].s);
+		want = plan_errno_value(s->a[2].s);
 		if (!want)
 			return bad_plan(s, "unknown errno name");
 	}
@@ -352,12 +343,12 @@ static int do_read(struct step *s)
 {
 	char path[PATH_MAX], text[SUBST_MAX], err[256];
 	char *buf;
-	int len, e, ok;
+	int len, e, ok, match;
 
 	if (s->n != 3 || !s->a[0].quoted || !s->a[2].quoted)
 		return bad_plan(s, "want \"PATH\" equals|contains|not-contains \"TEXT\"");
-	if (strcmp(s->a[1].s, "equals") && strcmp(s->a[1].s, "contains") &&
-	    strcmp(s->a[1].s, "not-contains"))
+	match = arg_word(s, 1, plan_match_names, PLAN_N_MATCHES);
+	if (match < 0)
 		return bad_plan(s, "MATCH is equals|contains|not-contains");
 	strfmt(s->desc, sizeof(s->desc), "read %s", s->a[0].s);
 	if (subst(s->a[0].s, path, sizeof(path), err, sizeof(err)) ||
@@ -379,11 +370,11 @@ static int do_read(struct step *s)
 		free(buf);
 		return finish(s, 0);
 	}
-	if (!strcmp(s->a[1].s, "equals")) {
+	if (match == PLAN_EQUALS) {
 		if (len && buf[len - 1] == '\n')
 			buf[--len] = '\0';
 		ok = !strcmp(buf, text);
-	} else if (!strcmp(s->a[1].s, "contains")) {
+	} else if (match == PLAN_CONTAINS) {
 		ok = strstr(buf, text) != NULL;
 	} else {
 		ok = strstr(buf, text) == NULL;
@@ -618,10 +609,10 @@ static int do_expect_bound(struct step *s)
 	bool forever;
 
 	if (parse_intf_args(s, 5, &g, &intf_no, &to) || !s->a[2].quoted ||
-	    (strcmp(s->a[3].s, "within") && strcmp(s->a[3].s, "for")))
+	    arg_word(s, 3, plan_window_names, PLAN_N_WINDOWS) < 0)
 		return bad_plan(s, "want ID INTF \"DRIVER\" within|for TIMEOUT_MS");
 	drv = s->a[2].s;
-	forever = !strcmp(s->a[3].s, "for");
+	forever = arg_word(s, 3, plan_window_names, PLAN_N_WINDOWS) == PLAN_FOR;
 	strfmt(s->desc, sizeof(s->desc), "%s interface %lu bound to %s %s %lu ms",
 		 g->id, intf_no, drv, s->a[3].s, to);
 	deadline = step_deadline(to);
@@ -696,9 +687,9 @@ static int do_expect_unbound(struct step *s)
 	bool forever;
 
 	if (parse_intf_args(s, 4, &g, &intf_no, &to) ||
-	    (strcmp(s->a[2].s, "within") && strcmp(s->a[2].s, "for")))
+	    arg_word(s, 2, plan_window_names, PLAN_N_WINDOWS) < 0)
 		return bad_plan(s, "want ID INTF within|for TIMEOUT_MS");
-	forever = !strcmp(s->a[2].s, "for");
+	forever = arg_word(s, 2, plan_window_names, PLAN_N_WINDOWS) == PLAN_FOR;
 	strfmt(s->desc, sizeof(s->desc), "%s interface %lu unbound %s %lu ms",
 		 g->id, intf_no, s->a[2].s, to);
 	deadline = step_deadline(to);
@@ -770,7 +761,7 @@ static bool probe_error_line(const char *text, const char *intf,
 	 * (on the patched kernel the tracepoint then confirms the driver).
 	 * Otherwise another driver's failure would pass for this one's.
 	 */
-	if (e != ENODEV && e != ENXIO && e != 517 /* EPROBE_DEFER */)
+	if (e != ENODEV && e != ENXIO && e != PLAN_EPROBE_DEFER)
 		return false;
 	strfmt(pat, sizeof(pat), "probe of %s returned %d after ", intf, e);
 	if (strstr(text, pat))
@@ -791,7 +782,7 @@ static int do_expect_probe_error(struct step *s)
 	if (parse_intf_args(s, 5, &g, &intf_no, &to) || !s->a[2].quoted)
 		return bad_plan(s, "want ID INTF \"DRIVER\" ERRNO TIMEOUT_MS");
 	drv = s->a[2].s;
-	e = errno_by_name(s->a[3].s);
+	e = plan_errno_value(s->a[3].s);
 	if (!e)
 		return bad_plan(s, "unknown errno name");
 	strfmt(s->desc, sizeof(s->desc), "%s interface %lu: %s probe fails with %s",
@@ -863,15 +854,17 @@ static int do_expect_probe(struct step *s)
 	if (parse_intf_args(s, 6, &g, &intf_no, &to) || !s->a[2].quoted)
 		return bad_plan(s, "want ID INTF \"DRIVER\" MATCHED|- RET|- TIMEOUT_MS");
 	drv = s->a[2].s;
-	if (strcmp(s->a[3].s, "-")) {
-		if (strcmp(s->a[3].s, "dynamic") && strcmp(s->a[3].s, "static") &&
-		    strcmp(s->a[3].s, "none"))
-			return bad_plan(s, "MATCHED is dynamic|static|none|-");
+	switch (arg_word(s, 3, plan_matched_names, PLAN_N_MATCHED)) {
+	case -1:
+		return bad_plan(s, "MATCHED is dynamic|static|none|-");
+	case PLAN_MATCHED_ANY:
+		break;
+	default:
 		matched = s->a[3].s;
 	}
 	any_ret = !strcmp(s->a[4].s, "-");
 	if (!any_ret && strcmp(s->a[4].s, "0")) {
-		ret = -errno_by_name(s->a[4].s);
+		ret = -plan_errno_value(s->a[4].s);
 		if (!ret)
 			return bad_plan(s, "RET is 0, an errno name or -");
 	}
@@ -929,12 +922,16 @@ static int do_expect_dynid(struct step *s)
 
 	if (s->n != 5 || !s->a[1].quoted || arg_uint(s, 4, 86400000, &to))
 		return bad_plan(s, "want add|remove \"DRIVER\" VID PID TIMEOUT_MS");
-	if (!strcmp(s->a[0].s, "add"))
+	switch (arg_word(s, 0, plan_dynid_names, PLAN_N_DYNIDS)) {
+	case PLAN_DYNID_ADD:
 		want = TR_DYNID_ADD;
-	else if (!strcmp(s->a[0].s, "remove"))
+		break;
+	case PLAN_DYNID_REMOVE:
 		want = TR_DYNID_REMOVE;
-	else
+		break;
+	default:
 		return bad_plan(s, "add|remove");
+	}
 	vid = strtoul(s->a[2].s, &end, 16);
 	if (*end || vid > 0xffff)
 		return bad_plan(s, "VID is hex");
@@ -1005,7 +1002,7 @@ static int do_expect_kmsg(struct step *s)
 
 /* ---- nodes ---- */
 
-static int do_expect_node(struct step *s, bool present)
+static int expect_node_step(struct step *s, bool present)
 {
 	char path[PATH_MAX], err[256];
 	unsigned long to;
@@ -1182,44 +1179,56 @@ static int do_save(struct step *s)
 	return finish(s, 1);
 }
 
+static int do_modprobe(struct step *s)
+{
+	return modprobe_step(s, false);
+}
+
+static int do_rmmod(struct step *s)
+{
+	return modprobe_step(s, true);
+}
+
+static int do_expect_node(struct step *s)
+{
+	return expect_node_step(s, true);
+}
+
+static int do_expect_no_node(struct step *s)
+{
+	return expect_node_step(s, false);
+}
+
+/* One function per plan kind; NULL for PLAN_SAY, which no plan holds. */
+static int (*const step_fns[PLAN_N_KINDS])(struct step *s) = {
+	[PLAN_ATTACH] = do_attach,
+	[PLAN_DETACH] = do_detach,
+	[PLAN_MODPROBE] = do_modprobe,
+	[PLAN_RMMOD] = do_rmmod,
+	[PLAN_WRITE] = do_write,
+	[PLAN_READ] = do_read,
+	[PLAN_EXPECT_BOUND] = do_expect_bound,
+	[PLAN_EXPECT_UNBOUND] = do_expect_unbound,
+	[PLAN_EXPECT_PROBE_ERROR] = do_expect_probe_error,
+	[PLAN_EXPECT_NODE] = do_expect_node,
+	[PLAN_EXPECT_NO_NODE] = do_expect_no_node,
+	[PLAN_EXPECT_KMSG] = do_expect_kmsg,
+	[PLAN_EXPECT_PROBE] = do_expect_probe,
+	[PLAN_EXPECT_DYNID] = do_expect_dynid,
+	[PLAN_RUN] = do_run,
+	[PLAN_SAVE] = do_save,
+};
+
 int step_run(int line, const char *kind, const struct plan_tok *a, int n)
 {
 	struct step s = {
 		.line = line, .kind = kind, .a = a, .n = n,
 	};
+	int k;
 
 	strfmt(s.desc, sizeof(s.desc), "%s", kind);
-	if (!strcmp(kind, "attach"))
-		return do_attach(&s);
-	if (!strcmp(kind, "detach"))
-		return do_detach(&s);
-	if (!strcmp(kind, "modprobe"))
-		return do_modprobe(&s, false);
-	if (!strcmp(kind, "rmmod"))
-		return do_modprobe(&s, true);
-	if (!strcmp(kind, "write"))
-		return do_write(&s);
-	if (!strcmp(kind, "read"))
-		return do_read(&s);
-	if (!strcmp(kind, "expect-bound"))
-		return do_expect_bound(&s);
-	if (!strcmp(kind, "expect-unbound"))
-		return do_expect_unbound(&s);
-	if (!strcmp(kind, "expect-probe-error"))
-		return do_expect_probe_error(&s);
-	if (!strcmp(kind, "expect-node"))
-		return do_expect_node(&s, true);
-	if (!strcmp(kind, "expect-no-node"))
-		return do_expect_node(&s, false);
-	if (!strcmp(kind, "expect-kmsg"))
-		return do_expect_kmsg(&s);
-	if (!strcmp(kind, "expect-probe"))
-		return do_expect_probe(&s);
-	if (!strcmp(kind, "expect-dynid"))
-		return do_expect_dynid(&s);
-	if (!strcmp(kind, "run"))
-		return do_run(&s);
-	if (!strcmp(kind, "save"))
-		return do_save(&s);
-	return bad_plan(&s, "unknown step kind");
+	k = plan_word_index(plan_kind_names, PLAN_N_KINDS, kind);
+	if (k < 0 || !step_fns[k])
+		return bad_plan(&s, "unknown step kind");
+	return step_fns[k](&s);
 }

@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "agent.h"
+#include "plan_words.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -372,7 +373,7 @@ int usb_attach(struct scenario_ctx *s, struct gadget *g, int mode,
 			 g->busid);
 		return -1;
 	}
-	if (mode == MODE_NO_WAIT)
+	if (mode == PLAN_NO_WAIT)
 		return 0;
 
 	/* the usb_device's own bind (DRIVER=usb) comes after
@@ -403,7 +404,7 @@ int usb_attach(struct scenario_ctx *s, struct gadget *g, int mode,
 		}
 		ev_pump(20);
 	}
-	if (mode == MODE_VERIFY)
+	if (mode == PLAN_VERIFY)
 		return verify_descriptors(g, deadline_us, saw, size) ? -1 : 0;
 	return 0;
 }

@@ -74,7 +74,7 @@ int plan_quote(char *dst, size_t size, const char *s)
 	return (int)w;
 }
 
-static int hexval(char c)
+int plan_hexval(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -144,8 +144,8 @@ static int split_quoted(char *line, char **pr, size_t *len, size_t *err_col)
 			r += 2;
 			break;
 		case 'x':
-			hi = hexval(r[2]);
-			lo = hi < 0 ? -1 : hexval(r[3]);
+			hi = plan_hexval(r[2]);
+			lo = hi < 0 ? -1 : plan_hexval(r[3]);
 			if (lo < 0 || (hi | lo) == 0) {
 				*err_col = (size_t)(r - line) + 1;
 				return -EINVAL;	/* \x needs 2 digits, no NUL */

@@ -11,11 +11,12 @@
  */
 #define _GNU_SOURCE
 #include "initramfs.h"
+#include "../common/fsutil.h"
+#include "cpio.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -143,44 +144,6 @@ static int hash_stat(unsigned __int128 *h, const char *path)
 
 /* ---- small helpers ---- */
 
-static int mkdir_p(const char *path, mode_t mode)
-{
-	char tmp[PATH_MAX];
-	char *p;
-
-	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	for (p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, mode) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(tmp, mode) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Copy src's contents (following links) to dst, created with mode. */
 static int copy_file(const char *src, const char *dst, mode_t mode)
 {
@@ -204,7 +167,7 @@ static int copy_file(const char *src, const char *dst, mode_t mode)
 			ret = -errno;
 			break;
 		}
-		ret = write_all(out, buf, (size_t)n);
+		ret = fs_write_all(out, buf, (size_t)n);
 		if (ret)
 			break;
 	}
@@ -522,166 +485,7 @@ static int add_tools(struct build *b)
 	return 0;
 }
 
-/* ---- the cpio writer ---- */
-
-struct cpio {
-	int fd;
-	uint32_t ino;
-	int err;
-};
-
-static void cpio_raw(struct cpio *c, const void *p, size_t len)
-{
-	if (!c->err)
-		c->err = write_all(c->fd, p, len);
-}
-
-static void cpio_pad(struct cpio *c, size_t len)
-{
-	static const char zero[4];
-
-	if (len & 3)
-		cpio_raw(c, zero, 4 - (len & 3));
-}
-
-static void cpio_header(struct cpio *c, const char *name, uint32_t mode,
-			uint32_t size, uint32_t mtime, uint32_t rmaj,
-			uint32_t rmin)
-{
-	char hdr[111];
-	size_t nlen = strlen(name) + 1;
-
-	snprintf(hdr, sizeof(hdr),
-		 "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X",
-		 ++c->ino, mode, 0u, 0u, S_ISDIR(mode) ? 2u : 1u, mtime, size,
-		 0u, 0u, rmaj, rmin, (uint32_t)nlen, 0u);
-	cpio_raw(c, hdr, 110);
-	cpio_raw(c, name, nlen);
-	cpio_pad(c, 110 + nlen);
-}
-
-static void cpio_data(struct cpio *c, const char *name, uint32_t mode,
-		      const void *data, size_t len)
-{
-	cpio_header(c, name, mode, (uint32_t)len, 0, 0, 0);
-	cpio_raw(c, data, len);
-	cpio_pad(c, len);
-}
-
-static void cpio_file(struct cpio *c, const char *name, const char *src)
-{
-	char buf[65536];
-	struct stat st;
-	off_t done = 0;
-	int fd;
-
-	if (c->err)
-		return;
-	fd = open(src, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		c->err = -errno;
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	if (st.st_size > UINT32_MAX) {
-		c->err = -EFBIG;
-		close(fd);
-		return;
-	}
-	cpio_header(c, name, S_IFREG | (st.st_mode & 07777),
-		    (uint32_t)st.st_size, (uint32_t)st.st_mtim.tv_sec, 0, 0);
-	while (!c->err && done < st.st_size) {
-		ssize_t n = read(fd, buf, sizeof(buf));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			/* the file shrank under us: the image would lie */
-			c->err = n < 0 ? -errno : -EIO;
-			break;
-		}
-		if (n > st.st_size - done)
-			n = (ssize_t)(st.st_size - done);
-		cpio_raw(c, buf, (size_t)n);
-		done += n;
-	}
-	close(fd);
-	cpio_pad(c, (size_t)st.st_size);
-}
-
-/* Write dir (host path) as name (image path, "" for the root) and all
- * below it, sorted so the image is reproducible. */
-static void cpio_tree(struct cpio *c, const char *dir, const char *name)
-{
-	struct dirent **ents;
-	int n, i;
-
-	n = scandir(dir, &ents, NULL, alphasort);
-	if (n < 0) {
-		c->err = -errno;
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		const char *d = ents[i]->d_name;
-		char src[PATH_MAX], dst[PATH_MAX], link[PATH_MAX];
-		struct stat st;
-		ssize_t l;
-
-		if (!strcmp(d, ".") || !strcmp(d, "..") || c->err)
-			goto next;
-		if (snprintf(src, sizeof(src), "%s/%s", dir, d) >=
-		    (int)sizeof(src) ||
-		    snprintf(dst, sizeof(dst), "%s%s%s", name,
-			     *name ? "/" : "", d) >= (int)sizeof(dst)) {
-			c->err = -ENAMETOOLONG;
-			goto next;
-		}
-		if (lstat(src, &st)) {
-			c->err = -errno;
-			goto next;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			cpio_header(c, dst, S_IFDIR | (st.st_mode & 07777), 0,
-				    0, 0, 0);
-			cpio_tree(c, src, dst);
-		} else if (S_ISLNK(st.st_mode)) {
-			l = readlink(src, link, sizeof(link));
-			if (l < 0 || l == sizeof(link)) {
-				c->err = l < 0 ? -errno : -ENAMETOOLONG;
-				goto next;
-			}
-			cpio_data(c, dst, S_IFLNK | 0777, link, (size_t)l);
-		} else if (S_ISREG(st.st_mode)) {
-			cpio_file(c, dst, src);
-		}
-next:
-		free(ents[i]);
-	}
-	free(ents);
-}
-
-static void cpio_trailer(struct cpio *c)
-{
-	cpio_header(c, "TRAILER!!!", 0, 0, 0, 0, 0);
-}
-
 /* ---- staging ---- */
-
-static int rm_cb(const char *path, const struct stat *st, int flag,
-		 struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
-static void rm_rf(const char *path)
-{
-	nftw(path, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 static int stage_path(struct build *b, const char *rel, char *out,
 		      size_t size)
@@ -701,7 +505,7 @@ static int stage_parent(struct build *b, const char *rel)
 		return ret;
 	slash = strrchr(p, '/');
 	*slash = '\0';
-	return mkdir_p(p, 0755);
+	return fs_mkdir_p(p, 0755);
 }
 
 static int stage_busybox_links(struct build *b, const char *bb_dst)
@@ -751,7 +555,7 @@ static int stage_all(struct build *b, const char *root, const char *kver)
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		ret = stage_path(b, dirs[i], p, sizeof(p));
 		if (!ret)
-			ret = mkdir_p(p, 0755);
+			ret = fs_mkdir_p(p, 0755);
 		if (ret)
 			return fail(b, ret, "mkdir %s: %s", p, strerror(-ret));
 	}
@@ -795,7 +599,7 @@ static int stage_all(struct build *b, const char *root, const char *kver)
 			if (fd < 0)
 				return fail(b, -errno, "%s: %s", p,
 					    strerror(errno));
-			ret = write_all(fd, etc[i][1], strlen(etc[i][1]));
+			ret = fs_write_all(fd, etc[i][1], strlen(etc[i][1]));
 			close(fd);
 			if (ret)
 				return fail(b, ret, "%s: %s", p,
@@ -809,7 +613,7 @@ static int stage_all(struct build *b, const char *root, const char *kver)
 	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
 	if (fd < 0)
 		return fail(b, -errno, "%s: %s", p, strerror(errno));
-	ret = write_all(fd, init_script, sizeof(init_script) - 1);
+	ret = fs_write_all(fd, init_script, sizeof(init_script) - 1);
 	close(fd);
 	if (ret)
 		return fail(b, ret, "%s: %s", p, strerror(-ret));
@@ -1005,7 +809,7 @@ static void prune_cache(const char *dir)
 		    !lstat(p, &st) &&
 		    now - st.st_mtime > (base ? 7 * 86400 : 3600)) {
 			if (S_ISDIR(st.st_mode))
-				rm_rf(p);
+				fs_rm_rf(p);
 			else
 				unlink(p);
 		}
@@ -1097,7 +901,7 @@ int initramfs_build(const struct initramfs_opts *o, char *err, size_t errlen)
 
 	hi = (unsigned long long)(b.hash >> 64);
 	lo = (unsigned long long)b.hash;
-	ret = mkdir_p(o->cache_dir, 0755);
+	ret = fs_mkdir_p(o->cache_dir, 0755);
 	if (ret) {
 		fail(&b, ret, "%s: %s", o->cache_dir, strerror(-ret));
 		goto out;
@@ -1130,7 +934,7 @@ int initramfs_build(const struct initramfs_opts *o, char *err, size_t errlen)
 	ret = write_image(&b, base);
 out:
 	if (b.stage[0])
-		rm_rf(b.stage);
+		fs_rm_rf(b.stage);
 	for (i = 0; i < b.n_files; i++) {
 		free(b.files[i].src);
 		free(b.files[i].dst);

@@ -61,6 +61,7 @@ static const char usage[] =
 "  --plan               print the plan the agent would get, run nothing\n"
 "  -v                   more detail on stderr (twice: every agent line)\n"
 "  --help               this text\n"
+"  --version            print \"usbrig VERSION\" and exit\n"
 "\n"
 "Exit status: 0 nothing failed, 1 something failed, 2 bad usage or a\n"
 "scenario that does not load.\n";
@@ -495,7 +496,7 @@ enum {
 	OPT_KERNEL = 256, OPT_MODULES, OPT_JOBS, OPT_SHARD, OPT_FILTER,
 	OPT_JUNIT, OPT_TRANSCRIPT, OPT_BENCH, OPT_GADGET_ON_HOST, OPT_TIMEOUT,
 	OPT_BOOT_TIMEOUT, OPT_KEEP, OPT_CHECK, OPT_PLAN, OPT_HELP,
-	OPT_SAVE_DIR,
+	OPT_SAVE_DIR, OPT_VERSION,
 };
 
 static const struct option long_opts[] = {
@@ -515,6 +516,7 @@ static const struct option long_opts[] = {
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "plan", no_argument, NULL, OPT_PLAN },
 	{ "help", no_argument, NULL, OPT_HELP },
+	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -599,6 +601,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_HELP:
 			fputs(usage, stdout);
+			exit(0);
+		case OPT_VERSION:
+			printf("usbrig %s\n", USBRIG_VERSION);
 			exit(0);
 		default:
 			fputs(usage, stderr);

@@ -138,7 +138,7 @@ struct report *report_new(struct scenario *const *sc, int n,
 			return NULL;
 		}
 		for (j = 0, k = 0; j < sc[i]->n_steps; j++) {
-			if (sc[i]->steps[j].kind == SC_SAY)
+			if (sc[i]->steps[j].kind == PLAN_SAY)
 				continue;
 			res->subs[k].line = sc[i]->steps[j].line;
 			res->subs[k].res = RP_NONE;
@@ -242,7 +242,7 @@ static void tr_upto(struct report *r, struct rp_result *res, int line,
 	       sc->steps[res->tr_next].line <= line) {
 		const struct sc_step *st = &sc->steps[res->tr_next++];
 
-		if (st->kind == SC_SAY) {
+		if (st->kind == PLAN_SAY) {
 			fprintf(f, "\n");
 			print_indented(f, "  ", st->text);
 			continue;

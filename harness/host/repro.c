@@ -32,7 +32,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -46,6 +45,7 @@
 #include <unistd.h>
 
 #include "../common/plan.h"
+#include "../common/fsutil.h"
 #include "initramfs.h"
 #include "scenario.h"
 
@@ -193,35 +193,6 @@ int repro_copy_file(const char *from, const char *to)
 		ret = -EIO;
 	free(buf);
 	return ret;
-}
-
-int repro_mkdir_p(const char *path)
-{
-	char tmp[PATH_MAX];
-	char *p;
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(tmp, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-static int rm_cb(const char *path, const struct stat *sb, int flag,
-		 struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
 }
 
 /* ---- 1. import ---- */
@@ -1053,7 +1024,7 @@ static int make_work(struct repro *rp)
 		 "%02d%02d%02d-%d", rp->bin_dir, tm.tm_year + 1900,
 		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
 		 (int)getpid());
-	return repro_mkdir_p(rp->work);
+	return fs_mkdir_p(rp->work, 0755);
 }
 
 int repro_main(int argc, char **argv)
@@ -1104,7 +1075,7 @@ int repro_main(int argc, char **argv)
 	       ret, elapsed(rp));
 out:
 	if (ret != REPRO_EXIT_UNTESTED && !rp->o.keep)
-		nftw(rp->work, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+		fs_rm_rf(rp->work);
 	else if (rp->work[0])
 		fprintf(stderr, "usbrig repro: work folder %s\n", rp->work);
 	if (ret == REPRO_EXIT_UNTESTED)

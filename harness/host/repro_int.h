@@ -133,7 +133,6 @@ char *repro_slurp(const char *path, size_t *len_out);
 int repro_run_cmd(char *const argv[], const char *out_path,
 		  const char *err_path);
 int repro_copy_file(const char *from, const char *to);
-int repro_mkdir_p(const char *path);
 void repro_norm_module(char *s);
 bool repro_is_name(const char *s);
 

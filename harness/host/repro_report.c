@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/fsutil.h"
 #include "../common/plan.h"
 #include "repro_int.h"
 #include "scenario.h"
@@ -387,7 +388,7 @@ void repro_read_results(struct repro *rp, const char *saved, const char *ktap)
 
 static const char *errno_word(int e, char *buf, size_t size)
 {
-	const char *n = sc_errno_name(e);
+	const char *n = plan_errno_name(e);
 
 	if (n)
 		return n;
@@ -549,7 +550,7 @@ static int parse_errno(const char *s)
 	long v;
 
 	if (isalpha((unsigned char)*s))
-		return sc_errno_value(s);
+		return plan_errno_value(s);
 	v = strtol(s, &end, 10);
 	if (*end || end == s)
 		return 0;
@@ -639,7 +640,7 @@ static void out_phase(FILE *f, const struct repro *rp, enum repro_phase ph)
 
 		for (k = 0; k < rp->r.n_perr; k++) {
 			const struct repro_perr *pe = &rp->r.perr[k];
-			const char *en = sc_errno_name(pe->err);
+			const char *en = plan_errno_name(pe->err);
 
 			if (pe->phase != ph || strcmp(pe->intf, it->name) ||
 			    !pe->drv[0] || !en || !strcmp(pe->drv, it->drv))
@@ -666,7 +667,7 @@ int repro_write_out(struct repro *rp)
 	FILE *f;
 	int i, ret;
 
-	ret = repro_mkdir_p(rp->o.out_dir);
+	ret = fs_mkdir_p(rp->o.out_dir, 0755);
 	if (ret) {
 		repro_err("--out %s: %s", rp->o.out_dir, strerror(-ret));
 		return ret;

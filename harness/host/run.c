@@ -20,7 +20,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -35,6 +34,7 @@
 #include <unistd.h>
 
 #include "../common/plan.h"
+#include "../common/fsutil.h"
 #include "initramfs.h"
 #include "vm.h"
 
@@ -61,7 +61,7 @@ struct job {
 	pid_t pid;		/* the boot child, 0 when none */
 	int fd;			/* its pipe, -1 when none */
 	int boot;		/* boots so far */
-	char dir[PATH_MAX + 64];	/* this boot's work dir */
+	char dir[PATH_MAX];	/* this boot's work dir */
 	char *buf;		/* partial input */
 	size_t len;
 	int cur;		/* running scenario (report index) or -1 */
@@ -248,7 +248,7 @@ void run_preflight(struct scenario *const *sc, int n, struct report *r,
 		for (j = 0; j < s->n_steps && !res->skip; j++) {
 			const struct sc_step *st = &s->steps[j];
 
-			if (st->kind == SC_MODPROBE &&
+			if (st->kind == PLAN_MODPROBE &&
 			    module_known(o, st->path) == 0)
 				rp_skip(res, "%s%s:%d: module %s is not "
 					"available for %s", why, s->file,
@@ -333,23 +333,23 @@ boot_child(const struct vm_opts *vo, int fd)
 
 /* ---- spawning a boot ------------------------------------------------------ */
 
-static int mkdir_p(const char *path)
+int run_dir_path(char *dst, size_t size, const char *runs_dir,
+		 const struct tm *tm, int pid)
 {
-	char tmp[PATH_MAX];
-	char *p;
+	int n = snprintf(dst, size, "%s/%04d%02d%02d-%02d%02d%02d-%d",
+			 runs_dir, tm->tm_year + 1900, tm->tm_mon + 1,
+			 tm->tm_mday, tm->tm_hour, tm->tm_min, tm->tm_sec,
+			 pid);
 
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(tmp, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int run_boot_dir_path(char *dst, size_t size, const char *run_dir, int job,
+		      int boot)
+{
+	int n = snprintf(dst, size, "%s/job%d-boot%d", run_dir, job, boot);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
 static bool in_list(const char *const *v, size_t n, const char *s)
@@ -398,9 +398,10 @@ static int spawn_boot(struct run *ru, struct job *j)
 		return 0;
 	}
 	j->boot++;
-	snprintf(j->dir, sizeof(j->dir), "%s/job%d-boot%d", ru->run_dir,
-		 j->id, j->boot);
-	ret = mkdir_p(j->dir);
+	ret = run_boot_dir_path(j->dir, sizeof(j->dir), ru->run_dir, j->id,
+				j->boot);
+	if (!ret)
+		ret = fs_mkdir_p(j->dir, 0755);
 	if (ret)
 		goto err_all;
 	snprintf(plan, sizeof(plan), "%s/plan", j->dir);
@@ -455,7 +456,7 @@ static int spawn_boot(struct run *ru, struct job *j)
 			    !in_list(tools, n_t, s->reqs[k].arg))
 				tools[n_t++] = s->reqs[k].arg;
 		for (k = 0; k < s->n_steps; k++)
-			if (s->steps[k].kind == SC_MODPROBE &&
+			if (s->steps[k].kind == PLAN_MODPROBE &&
 			    !in_list(modules, n_m, s->steps[k].path))
 				modules[n_m++] = s->steps[k].path;
 	}
@@ -620,19 +621,19 @@ static bool write_latency(const struct scenario *s, int line)
 		;
 	while (--i >= 0) {
 		switch (s->steps[i].kind) {
-		case SC_EXPECT_BOUND:
-		case SC_EXPECT_UNBOUND:
-		case SC_EXPECT_PROBE_ERROR:
-		case SC_EXPECT_NODE:
-		case SC_EXPECT_NO_NODE:
-		case SC_EXPECT_KMSG:
-		case SC_EXPECT_PROBE:
-		case SC_EXPECT_DYNID:
-		case SC_READ:
-		case SC_SAY:
+		case PLAN_EXPECT_BOUND:
+		case PLAN_EXPECT_UNBOUND:
+		case PLAN_EXPECT_PROBE_ERROR:
+		case PLAN_EXPECT_NODE:
+		case PLAN_EXPECT_NO_NODE:
+		case PLAN_EXPECT_KMSG:
+		case PLAN_EXPECT_PROBE:
+		case PLAN_EXPECT_DYNID:
+		case PLAN_READ:
+		case PLAN_SAY:
 			continue;
 		default:
-			return s->steps[i].kind == SC_WRITE &&
+			return s->steps[i].kind == PLAN_WRITE &&
 			       (ends_with(s->steps[i].path, "/new_id") ||
 				ends_with(s->steps[i].path, "/bind"));
 		}
@@ -760,7 +761,7 @@ static int write_file(const char *path, const void *buf, size_t len)
 
 	if (slash && slash > path) {
 		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-		ret = mkdir_p(dir);
+		ret = fs_mkdir_p(dir, 0755);
 		if (ret)
 			return ret;
 	}
@@ -768,18 +769,7 @@ static int write_file(const char *path, const void *buf, size_t len)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	while (len && !ret) {
-		ssize_t w = write(fd, buf, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			ret = -errno;
-		else {
-			buf = (const char *)buf + w;
-			len -= (size_t)w;
-		}
-	}
+	ret = fs_write_all(fd, buf, len);
 	if (close(fd) && !ret)
 		ret = -errno;
 	if (!ret && rename(tmp, path))
@@ -959,7 +949,7 @@ static void on_agent_line(struct run *ru, struct job *j, char *line)
 			saw = t[3].s;
 		join_kv(t, what == RP_PASS ? 3 : 4, n, kv, sizeof(kv));
 		st = scenario_step_at(res->sc, (int)ln);
-		if (st && st->kind == SC_SAVE) {
+		if (st && st->kind == PLAN_SAVE) {
 			enum rp_res w = on_save_result(ru, j, res, st, what,
 						       kv, why, sizeof(why));
 
@@ -1040,16 +1030,6 @@ static const char *vm_end_text(int e)
 	return "the boot process died";
 }
 
-static int rm_cb(const char *path, const struct stat *sb, int flag,
-		 struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 /* The boot child is gone: settle what it left open, then boot again. */
 static void end_boot(struct run *ru, struct job *j, int status)
 {
@@ -1109,7 +1089,7 @@ static void end_boot(struct run *ru, struct job *j, int status)
 
 		/* keep the dir of a boot with a failure: reports cite it */
 		snprintf(plan, sizeof(plan), "%s", j->dir);
-		nftw(plan, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+		fs_rm_rf(plan);
 	}
 	free(rem);
 	save_reset(&j->save);
@@ -1259,9 +1239,11 @@ int run_suite(struct scenario *const *sc, int n, struct report *r,
 
 	clock_gettime(CLOCK_MONOTONIC, &ru.t0);
 	localtime_r(&tt, &tm);
-	snprintf(ru.run_dir, sizeof(ru.run_dir), "%s/%04d%02d%02d-%02d%02d%02d"
-		 "-%d", o->runs_dir, tm.tm_year + 1900, tm.tm_mon + 1,
-		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)getpid());
+	ret = run_dir_path(ru.run_dir, sizeof(ru.run_dir), o->runs_dir, &tm,
+			   (int)getpid());
+	if (ret)	/* then no boot dir fits either: each boot says so */
+		fprintf(stderr, "usbrig: %s: a run's folder there would be "
+			"%s\n", o->runs_dir, strerror(-ret));
 	ru.n_jobs = o->jobs ? o->jobs : 1;
 	for (k = 0; k < n; k++)
 		if (!report_result(r, k)->skip && !sc[k]->skip)
@@ -1297,9 +1279,13 @@ int run_suite(struct scenario *const *sc, int n, struct report *r,
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	if (todo && mkdir_p(ru.run_dir))
-		fprintf(stderr, "usbrig: %s: %s\n", ru.run_dir,
-			strerror(errno));
+	if (todo && !ret) {
+		ret = fs_mkdir_p(ru.run_dir, 0755);
+		if (ret)
+			fprintf(stderr, "usbrig: %s: %s\n", ru.run_dir,
+				strerror(-ret));
+	}
+	ret = 0;
 	for (i = 0; i < ru.n_jobs; i++)
 		spawn_boot(&ru, &ru.jobs[i]);
 	for (;;) {

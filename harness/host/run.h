@@ -14,6 +14,8 @@
 #define USBRIG_RUN_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
 
 #include "report.h"
 #include "scenario.h"
@@ -52,5 +54,16 @@ void run_preflight(struct scenario *const *sc, int n, struct report *r,
  * 0, or -EINTR when interrupted (the rest is failed as interrupted). */
 int run_suite(struct scenario *const *sc, int n, struct report *r,
 	      const struct run_opts *o);
+
+/*
+ * Work dirs: RUNS/YYYYMMDD-HHMMSS-PID for a run that pid started at tm,
+ * and RUN/jobJ-bootB for boot B of job J, written to dst[size].  0, or
+ * -ENAMETOOLONG when the path does not fit dst: a cut path would name
+ * another folder, and the boot would write its plan there.
+ */
+int run_dir_path(char *dst, size_t size, const char *runs_dir,
+		 const struct tm *tm, int pid);
+int run_boot_dir_path(char *dst, size_t size, const char *run_dir, int job,
+		      int boot);
 
 #endif /* USBRIG_RUN_H */

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../common/plan_words.h"
+
 #define SC_ID_MAX		32	/* gadget id, NUL included */
 #define SC_NAME_MAX		64	/* scenario name, NUL included */
 #define SC_GADGETS_MAX		8	/* per scenario */
@@ -28,49 +30,17 @@
 #define SC_STEP_TIMEOUT_MAX_MS	(600 * 1000)
 #define SC_ERR_MAX		1024	/* a message, NUL included */
 
-enum sc_kind {
-	SC_ATTACH,
-	SC_DETACH,
-	SC_MODPROBE,
-	SC_RMMOD,
-	SC_WRITE,
-	SC_READ,
-	SC_EXPECT_BOUND,
-	SC_EXPECT_UNBOUND,
-	SC_EXPECT_PROBE_ERROR,
-	SC_EXPECT_NODE,
-	SC_EXPECT_NO_NODE,
-	SC_EXPECT_KMSG,
-	SC_EXPECT_PROBE,	/* the usb_core trace events (patched kernel) */
-	SC_EXPECT_DYNID,	/* the same */
-	SC_RUN,
-	SC_SAVE,		/* a guest file to the host (run.c writes it) */
-	SC_SAY,			/* host only (transcript), never in the plan */
-};
-
-enum sc_attach_mode { SC_VERIFY, SC_NO_VERIFY, SC_NO_WAIT };
-enum sc_match { SC_EQUALS, SC_CONTAINS, SC_NOT_CONTAINS };
-enum sc_window { SC_WITHIN, SC_FOR };
-/* expect probe: which id the probe matched (the trace event's id=) */
-enum sc_matched { SC_MATCHED_ANY, SC_MATCHED_DYNAMIC, SC_MATCHED_STATIC,
-		  SC_MATCHED_NONE };
-/* expect dynid-add / dynid-remove */
-enum sc_dynid { SC_DYNID_ADD, SC_DYNID_REMOVE };
-
-/* -EPROBE_DEFER is kernel-internal (include/linux/errno.h): only `expect
- * probe-error` and `expect probe` take it; a bind write reports EAGAIN. */
-#define SC_EPROBE_DEFER		517
-
 /* One statement that does something.  Which members mean something
  * depends on kind; unused pointers are NULL, unused ints 0. */
 struct sc_step {
-	enum sc_kind kind;
+	enum plan_kind kind;
 	int line;
 	int col;		/* of the main argument, for later checks */
 	int gadget;		/* index in scenario.gadgets, or -1 */
 	int intf;		/* bInterfaceNumber */
-	int mode;		/* sc_attach_mode, sc_match, sc_window,
-				 * sc_matched (probe) or sc_dynid */
+	int mode;		/* plan_attach_mode, plan_match,
+				 * plan_window, plan_matched (probe) or
+				 * plan_dynid */
 	int err;		/* write: 0 (ok) or the errno; probe-error */
 	int status;		/* run: the exit status, -1 any; probe: the
 				 * errno it returns, 0 none, -1 any */
@@ -187,12 +157,5 @@ extern const char *const sc_tools[];
  */
 int scenario_save_path(char *buf, size_t size, const char *save_dir,
 		       const struct scenario *s, const struct sc_step *st);
-
-/* The plan word of a kind ("expect-bound"). */
-const char *sc_kind_name(enum sc_kind kind);
-
-/* Errno names the format accepts: "EINVAL" <-> 22.  0 / NULL if unknown. */
-int sc_errno_value(const char *name);
-const char *sc_errno_name(int err);
 
 #endif /* USBRIG_SCENARIO_H */

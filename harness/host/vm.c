@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include "vm.h"
 #include "initramfs.h"
+#include "../common/fsutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -119,25 +120,6 @@ static int qemu_path(char *dst, size_t size, const char *prefix,
 		dst[w++] = *p;
 	}
 	dst[w] = '\0';
-	return 0;
-}
-
-static int mkdir_p(const char *path)
-{
-	char tmp[PATH_MAX];
-
-	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(tmp, 0755) && errno != EEXIST)
-		return -errno;
 	return 0;
 }
 
@@ -325,7 +307,7 @@ static int pvh_kernel(const struct vm_opts *o, const char *bzimage,
 			d = &decomps[i];
 	if (!d)
 		goto out;
-	mkdir_p(o->cache_dir);
+	fs_mkdir_p(o->cache_dir, 0755);
 	strfmt(payload, sizeof(payload), "%s.payload.%d", out, (int)getpid());
 	strfmt(tmp, sizeof(tmp), "%s.tmp.%d", out, (int)getpid());
 	close(fd);
@@ -460,7 +442,7 @@ static const char *pick_accel(const struct vm_opts *o, const char *kernel)
 	}
 	accel = kvm_probe_boot(kernel) ? "kvm" : "tcg";
 	vlog(o, 1, "KVM probe: %s", accel);
-	mkdir_p(o->cache_dir);
+	fs_mkdir_p(o->cache_dir, 0755);
 	f = fopen(path, "w");
 	if (f) {
 		fprintf(f, "%s %s\n", accel, key);
@@ -711,7 +693,7 @@ enum vm_end vm_run(const struct vm_opts *o, const struct vm_cb *cb)
 			kernel_abs, strerror(-ret));
 		return VM_END_ERROR;
 	}
-	ret = mkdir_p(o->work_dir);
+	ret = fs_mkdir_p(o->work_dir, 0755);
 	if (ret) {
 		fprintf(stderr, "usbrig: %s: %s\n", o->work_dir, strerror(-ret));
 		return VM_END_ERROR;

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "util.h"
 
 #define IO_TIMEOUT_S		10
 #define START_TIMEOUT_MS	30000
@@ -318,17 +319,6 @@ int run_capture(const char *const *argv, char **out, size_t *out_len)
  * --dump output
  * --------------------------------------------------------------------- */
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* "LABEL: hh hh ..." -> item; 0, or -1 when the line is not one. */
 static int dump_parse_line(const char *line, struct dump_item *it)
 {
@@ -341,7 +331,7 @@ static int dump_parse_line(const char *line, struct dump_item *it)
 		return -1;
 	/* the rest must be nothing but " hh" groups */
 	for (p = colon + 1; *p && *p != '\n'; p += 3) {
-		if (p[0] != ' ' || hexval(p[1]) < 0 || hexval(p[2]) < 0)
+		if (p[0] != ' ' || util_hexval(p[1]) < 0 || util_hexval(p[2]) < 0)
 			return -1;
 		n++;
 	}
@@ -352,7 +342,7 @@ static int dump_parse_line(const char *line, struct dump_item *it)
 	if (!it->data)
 		return -1;
 	for (p = colon + 1, n = 0; *p && *p != '\n'; p += 3)
-		it->data[n++] = (uint8_t)(hexval(p[1]) << 4 | hexval(p[2]));
+		it->data[n++] = (uint8_t)(util_hexval(p[1]) << 4 | util_hexval(p[2]));
 	it->len = n;
 	return 0;
 }

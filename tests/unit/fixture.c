@@ -93,6 +93,15 @@ void fx_attach(struct fx *fx)
 	assert_int_equal(gdev_attach(fx->dev, &fx->host, fx), 0);
 }
 
+void fx_config_unattached(struct fx *fx)
+{
+	fx->dev = gdev_new(fx->m, fx->base);
+	assert_non_null(fx->dev);
+	assert_null(fx->dev->function_state);
+	assert_int_equal(gdev_set_config(fx->dev, 1), 0);
+	assert_int_equal(gdev_set_config(fx->dev, 0), 0);
+}
+
 /* ---- URBs ---- */
 
 struct urb *fx_urb_new(uint8_t ep_addr, uint32_t len)

@@ -57,6 +57,9 @@ struct fx *fx_create(unsigned int flags);
 void fx_destroy(struct fx *fx);
 /* gdev_new() + gdev_attach() on fx->m; asserts both. */
 void fx_attach(struct fx *fx);
+/* gdev_new() on fx->m, not attached (so no function state), then
+ * SET_CONFIGURATION 1 and 0: a function's reset() must cope. */
+void fx_config_unattached(struct fx *fx);
 /* The free_urb of gdev_detach(): frees urb, counts it in fx->freed of the
  * fx alive. */
 void fx_free_urb(struct urb *urb);

@@ -18,7 +18,7 @@
 
 #include "device.h"
 #include "fixture.h"
-#include "function.h"
+#include "fn/function.h"
 #include "log.h"
 #include "model.h"
 
@@ -769,7 +769,7 @@ static int fail_attach(struct gdev *dev)
 	return -EIO;
 }
 
-static const struct gd_function_ops fail_ops = {
+static const struct fn_ops fail_ops = {
 	.name = "fail",
 	.attach = fail_attach,
 };

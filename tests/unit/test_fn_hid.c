@@ -22,7 +22,7 @@
 
 #include "device.h"
 #include "fixture.h"
-#include "function.h"
+#include "fn/function.h"
 #include "script.h"
 
 /* a boot keyboard (protocol 1) or mouse (2), HID descriptor for LEN */
@@ -110,6 +110,10 @@ static void test_validate(void **state)
 			fail_msg("case %zu: '%s' lacks '%s'", i, err.msg,
 				 bad[i].msg);
 	}
+	/* an endpoint the function drives keeps no script behaviour */
+	assert_int_equal(parse(1, 0x3f, "endpoint { bEndpointAddress 0x02; type interrupt; wMaxPacketSize 8; delay 5 }",
+			       "", &m, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "endpoint 0x02 (line 7) is the interrupt OUT endpoint, which the function serves"));
 	assert_int_equal(parse(0, 4, "", "    kind other; report-descriptor 05 01 0x9 0x06\n",
 			       &m, &err), 0);
 	gd_model_free(m);
@@ -326,11 +330,7 @@ static void test_reset_unattached(void **state)
 
 	if (parse(1, 0x3f, "", "", &fx->m, &err))
 		fail_msg("%s", err.msg);
-	fx->dev = gdev_new(fx->m, fx->base);
-	assert_non_null(fx->dev);
-	assert_null(fx->dev->function_state);
-	assert_int_equal(gdev_set_config(fx->dev, 1), 0);
-	assert_int_equal(gdev_set_config(fx->dev, 0), 0);
+	fx_config_unattached(fx);
 }
 
 int main(void)

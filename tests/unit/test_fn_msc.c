@@ -22,7 +22,7 @@
 
 #include "device.h"
 #include "fixture.h"
-#include "function.h"
+#include "fn/function.h"
 #include "script.h"
 
 #define EP_IN	0x81
@@ -504,11 +504,7 @@ static void test_reset_unattached(void **state)
 	snprintf(text, sizeof(text), script_fmt, "    size 1M\n");
 	if (script_parse("t.gadget", text, strlen(text), &fx->m, &err))
 		fail_msg("%s", err.msg);
-	fx->dev = gdev_new(fx->m, fx->base);
-	assert_non_null(fx->dev);
-	assert_null(fx->dev->function_state);
-	assert_int_equal(gdev_set_config(fx->dev, 1), 0);
-	assert_int_equal(gdev_set_config(fx->dev, 0), 0);
+	fx_config_unattached(fx);
 }
 
 int main(void)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_fn_serial.c - the serial device functions (fn_acm.c, fn_ftdi.c,
- * fn_pl2303.c, serial_core.c) in process: the shipped example scripts,
+ * test_fn_serial.c - the serial device functions (gadgets/fn/acm.c, ftdi.c,
+ * pl2303.c, serial_core.c) in process: the shipped example scripts,
  * driven with the URBs their Linux drivers send, answers checked byte for
  * byte; and the option errors at their file:line:col.
  *
@@ -22,10 +22,10 @@
 
 #include "device.h"
 #include "fixture.h"
+#include "fn/serial_core.h"
 #include "log.h"
 #include "model.h"
 #include "script.h"
-#include "serial_core.h"
 
 /* ---- helpers (the fake host is fixture.c) ---- */
 

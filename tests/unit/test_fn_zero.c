@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_fn_zero.c - gadgets/fn_zero.c (Gadget Zero) in process: the example
+ * test_fn_zero.c - gadgets/fn/zero.c (Gadget Zero) in process: the example
  * script gadgets/examples/zero.gadget, parsed with the pattern under test,
  * served by device.c to a fake host that records completions.
  */
@@ -19,7 +19,7 @@
 
 #include "device.h"
 #include "fixture.h"
-#include "function.h"
+#include "fn/function.h"
 #include "log.h"
 #include "model.h"
 #include "script.h"
@@ -412,6 +412,6 @@ int main(void)
 		cmocka_unit_test(test_options),
 	};
 
-	log_threshold = LOG_ERR;
+	log_threshold = GLOG_ERR;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,14 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_plan.c - the plan/result line codec (harness/common/plan.c) and the
- * initramfs cpio writer (harness/host/initramfs.c).
+ * initramfs cpio writer (harness/host/cpio.c), the file helpers
+ * (harness/common/fsutil.c) and the plan's words (plan_words.c).
  *
- * Both are compiled into the test by #include-ing their sources, as
- * test_scenario.c does, so static helpers are reachable.
+ * The test links the harness libraries (build/libusbrig-host.a,
+ * libusbrig-harness.a) as usbrig does.
  */
 #define _GNU_SOURCE
-#include "../../harness/common/plan.c"
-#include "../../harness/host/initramfs.c"
+#include "cpio.h"
+#include "fsutil.h"
+#include "initramfs.h"
+#include "plan.h"
+#include "plan_words.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -261,7 +275,7 @@ static void test_cpio_tree(void **state)
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	snprintf(p, sizeof(p), "%s/root/b/c", dir);
-	assert_int_equal(mkdir_p(p, 0755), 0);
+	assert_int_equal(fs_mkdir_p(p, 0755), 0);
 	snprintf(p, sizeof(p), "%s/root/a", dir);
 	f = fopen(p, "w");
 	assert_non_null(f);
@@ -281,7 +295,7 @@ static void test_cpio_tree(void **state)
 	cpio_walk(out, names, sizeof(names));
 	/* sorted, parents before children */
 	assert_string_equal(names, "dev/console a b b/c b/link");
-	rm_rf(dir);
+	fs_rm_rf(dir);
 }
 
 static void test_kernel_release(void **state)
@@ -299,6 +313,121 @@ static void test_kernel_release(void **state)
 						  sizeof(rel)), -ENOEXEC);
 }
 
+/* ---- the plan's words (harness/common/plan_words.c) ---- */
+
+static void test_words(void **state)
+{
+	(void)state;
+	assert_string_equal(plan_kind_name(PLAN_EXPECT_PROBE_ERROR),
+			    "expect-probe-error");
+	assert_string_equal(plan_kind_name(PLAN_N_KINDS), "?");
+	assert_int_equal(plan_word_index(plan_kind_names, PLAN_N_KINDS,
+					 "expect-dynid"), PLAN_EXPECT_DYNID);
+	assert_int_equal(plan_word_index(plan_kind_names, PLAN_N_KINDS,
+					 "expect"), -1);
+	assert_int_equal(plan_word_index(plan_matched_names, PLAN_N_MATCHED,
+					 "-"), PLAN_MATCHED_ANY);
+	/* every table is full: no hole a designated initializer left */
+	for (int i = 0; i < PLAN_N_KINDS; i++)
+		assert_non_null(plan_kind_names[i]);
+	assert_int_equal(plan_errno_value("EPROBE_DEFER"), PLAN_EPROBE_DEFER);
+	assert_string_equal(plan_errno_name(PLAN_EPROBE_DEFER), "EPROBE_DEFER");
+	assert_int_equal(plan_errno_value("ENODEV"), ENODEV);
+	assert_string_equal(plan_errno_name(EBUSY), "EBUSY");
+	assert_int_equal(plan_errno_value("22"), 0);
+	assert_null(plan_errno_name(0));
+}
+
+/* ---- fs_read_file, fs_mkdir_p (harness/common/fsutil.c) ---- */
+
+/*
+ * A plan that comes in two read()s: through a FIFO whose writer pauses
+ * between the halves, the first read() returns only the first half (and
+ * fstat() says 0 bytes).  The reader must go on to end of file.
+ */
+static void test_read_file_short_reads(void **state)
+{
+	char dir[] = "/tmp/usbrig-test-XXXXXX", fifo[64];
+	size_t len = 1;
+	char *got;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/plan", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		int fd = open(fifo, O_WRONLY);
+
+		if (fd < 0 || write(fd, "scenario a f 1\n", 15) != 15)
+			_exit(1);
+		usleep(100 * 1000);
+		if (write(fd, "end\n", 4) != 4)
+			_exit(1);
+		_exit(0);
+	}
+	got = fs_read_file(fifo, 1024, &len);
+	waitpid(pid, &status, 0);
+	unlink(fifo);
+	rmdir(dir);
+	assert_non_null(got);
+	assert_string_equal(got, "scenario a f 1\nend\n");
+	assert_int_equal(len, 19);
+	assert_int_equal(status, 0);
+	free(got);
+}
+
+static void test_read_file_limits(void **state)
+{
+	char path[] = "/tmp/usbrig-test-XXXXXX";
+	size_t len;
+	char *got;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "0123456789", 10), 10);
+	close(fd);
+	got = fs_read_file(path, 10, &len);
+	assert_non_null(got);
+	assert_int_equal(len, 10);
+	assert_string_equal(got, "0123456789");
+	free(got);
+	errno = 0;
+	assert_null(fs_read_file(path, 9, &len));
+	assert_int_equal(errno, EFBIG);
+	unlink(path);
+	errno = 0;
+	assert_null(fs_read_file(path, 10, &len));
+	assert_int_equal(errno, ENOENT);
+}
+
+static void test_mkdir_p(void **state)
+{
+	char dir[] = "/tmp/usbrig-test-XXXXXX", path[PATH_MAX + 8];
+	struct stat st;
+	size_t n;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/a/b/c", dir);
+	assert_int_equal(fs_mkdir_p(path, 0755), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(fs_mkdir_p(path, 0755), 0);	/* exists: fine */
+	/* a path that does not fit PATH_MAX is refused, nothing created */
+	n = strlen(dir);
+	memset(path + n, 'x', sizeof(path) - n - 1);
+	path[n] = '/';
+	path[sizeof(path) - 1] = '\0';
+	assert_int_equal(fs_mkdir_p(path, 0755), -ENAMETOOLONG);
+	fs_rm_rf(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +441,10 @@ int main(void)
 		cmocka_unit_test(test_crc32),
 		cmocka_unit_test(test_cpio_tree),
 		cmocka_unit_test(test_kernel_release),
+		cmocka_unit_test(test_words),
+		cmocka_unit_test(test_read_file_short_reads),
+		cmocka_unit_test(test_read_file_limits),
+		cmocka_unit_test(test_mkdir_p),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,15 +3,20 @@
  * test_scenario.c - the scenario parser, the plan writer and the
  * reporters of build/usbrig (harness/host/).
  *
- * tests/unit/test_*.c link only build/libusbrig-gadget.a, so this test
- * compiles the harness sources it covers into itself by #include-ing the
- * .c files (scenario.c, report.c and the shared plan.c).  They come before
- * cmocka.h, whose fail()/skip() macros must not meet their code.
+ * The test links the harness libraries as usbrig does.  The harness
+ * headers come before cmocka.h, whose fail()/skip() macros must not meet
+ * them.
  */
 #define _GNU_SOURCE
-#include "../../harness/common/plan.c"
-#include "../../harness/host/scenario.c"
-#include "../../harness/host/report.c"
+#include "plan.h"
+#include "report.h"
+#include "scenario.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -155,14 +160,14 @@ static void test_full_model(void **state)
 			    "/repo/gadgets/examples/vendor-bulk.gadget");
 	assert_string_equal(s->gadgets[1].path, "tests/x/./local/two.gadget");
 	assert_int_equal(s->n_steps, 19);
-	assert_int_equal(s->steps[1].kind, SC_SAY);
+	assert_int_equal(s->steps[1].kind, PLAN_SAY);
 	assert_string_equal(s->steps[1].text, "A device no driver knows.");
-	assert_int_equal(s->steps[4].kind, SC_WRITE);
+	assert_int_equal(s->steps[4].kind, PLAN_WRITE);
 	assert_string_equal(s->steps[4].src,
 			    "write /sys/bus/usb/drivers/usb-storage/new_id "
 			    "\"1209 0001\" expect ok");
 	assert_int_equal(s->steps[6].err, EINVAL);
-	assert_int_equal(s->steps[9].kind, SC_EXPECT_PROBE_ERROR);
+	assert_int_equal(s->steps[9].kind, PLAN_EXPECT_PROBE_ERROR);
 	assert_int_equal(s->steps[9].timeout_ms, 500);
 	assert_string_equal(s->steps[13].text,
 			    "config 1 has\tan \"invalid\" ~");
@@ -232,9 +237,9 @@ static void test_defaults(void **state)
 	assert_string_equal(s->name, "detach-while-bound");
 	assert_null(s->summary);
 	assert_int_equal(s->timeout_s, SC_TIMEOUT_DEFAULT_S);
-	assert_int_equal(s->steps[0].mode, SC_VERIFY);
+	assert_int_equal(s->steps[0].mode, PLAN_VERIFY);
 	assert_int_equal(s->steps[0].timeout_ms, 30000);
-	assert_int_equal(s->steps[1].mode, SC_WITHIN);
+	assert_int_equal(s->steps[1].mode, PLAN_WITHIN);
 	assert_int_equal(s->steps[1].intf, 1);
 	assert_int_equal(s->steps[1].timeout_ms, 10000);
 	scenario_free(s);
@@ -411,12 +416,12 @@ static void test_too_long(void **state)
 static void test_errno_names(void **state)
 {
 	(void)state;
-	assert_int_equal(sc_errno_value("EINVAL"), EINVAL);
-	assert_int_equal(sc_errno_value("ENODEV"), ENODEV);
-	assert_int_equal(sc_errno_value("EBUSY"), EBUSY);
-	assert_int_equal(sc_errno_value("einval"), 0);
-	assert_string_equal(sc_errno_name(EAGAIN), "EAGAIN");
-	assert_null(sc_errno_name(0));
+	assert_int_equal(plan_errno_value("EINVAL"), EINVAL);
+	assert_int_equal(plan_errno_value("ENODEV"), ENODEV);
+	assert_int_equal(plan_errno_value("EBUSY"), EBUSY);
+	assert_int_equal(plan_errno_value("einval"), 0);
+	assert_string_equal(plan_errno_name(EAGAIN), "EAGAIN");
+	assert_null(plan_errno_name(0));
 }
 
 /* ---- reports ---------------------------------------------------------- */
@@ -703,7 +708,7 @@ static void test_save(void **state)
 	assert_string_equal(s->reqs[0].arg, "lsusb");
 	assert_string_equal(s->reqs[1].arg, "tcpdump");
 	assert_int_equal(s->n_steps, 3);
-	assert_int_equal(s->steps[1].kind, SC_SAVE);
+	assert_int_equal(s->steps[1].kind, PLAN_SAVE);
 	assert_string_equal(s->steps[1].path,
 			    "/sys/bus/usb/devices/${g.dev}/descriptors");
 	assert_string_equal(s->steps[1].text, "g/descriptors");
@@ -795,16 +800,16 @@ static void test_patched(void **state)
 	assert_int_equal(s->reqs[1].kind, SC_REQ_CONFIG);
 	assert_string_equal(s->reqs[1].arg, "CONFIG_DYNAMIC_DEBUG");
 	assert_string_equal(s->reqs[2].arg, "CONFIG_DEBUG_FS");
-	assert_int_equal(s->steps[2].kind, SC_EXPECT_PROBE);
-	assert_int_equal(s->steps[2].mode, SC_MATCHED_ANY);
+	assert_int_equal(s->steps[2].kind, PLAN_EXPECT_PROBE);
+	assert_int_equal(s->steps[2].mode, PLAN_MATCHED_ANY);
 	assert_int_equal(s->steps[2].status, -1);
-	assert_int_equal(s->steps[3].status, SC_EPROBE_DEFER);
-	assert_int_equal(s->steps[3].mode, SC_MATCHED_DYNAMIC);
+	assert_int_equal(s->steps[3].status, PLAN_EPROBE_DEFER);
+	assert_int_equal(s->steps[3].mode, PLAN_MATCHED_DYNAMIC);
 	assert_int_equal(s->steps[4].status, 0);
-	assert_int_equal(s->steps[5].kind, SC_EXPECT_DYNID);
+	assert_int_equal(s->steps[5].kind, PLAN_EXPECT_DYNID);
 	assert_int_equal(s->steps[5].vid, 0x1209);
 	assert_int_equal(s->steps[5].pid, 0x0001);
-	assert_int_equal(s->steps[6].mode, SC_DYNID_REMOVE);
+	assert_int_equal(s->steps[6].mode, PLAN_DYNID_REMOVE);
 	p = plan_of(s);
 	assert_string_equal(p, plan);
 	free(p);

@@ -4,12 +4,15 @@
  * (harness/agent/trace.c): trace_pipe lines as the patched 6.1 kernel
  * prints them, cut anywhere by read(), into records.
  *
- * tests/unit/test_*.c link only build/libusbrig-gadget.a, so trace.c is
- * #include-d, before cmocka.h, with the two helpers it takes from the
- * agent's main.c.
+ * The test links build/libusbrig-agent.a and gives trace.c the two
+ * helpers it takes from the agent's main.c.
  */
 #define _GNU_SOURCE
-#include "../../harness/agent/trace.c"
+#include "agent.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <fcntl.h>
 #include <setjmp.h>

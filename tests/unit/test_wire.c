@@ -1233,6 +1233,37 @@ static void test_names(void **state)
 	assert_string_equal(usbip_cmd_name(5), "unknown");
 }
 
+/* A rejected header is logged with its fields as sent, unchecked. */
+static void test_hdr_describe(void **state)
+{
+	static const uint8_t raw[USBIP_HDR_SIZE] = {
+		0x00, 0x00, 0x00, 0x09,		/* command: not one of ours */
+		0x00, 0x00, 0x01, 0x02,		/* seqnum 258 */
+		0x00, 0x01, 0x00, 0x02,		/* devid 1-2 */
+		0x00, 0x00, 0x00, 0x07,		/* direction 7: invalid */
+		0x00, 0x00, 0x00, 0x20,		/* ep 32: invalid */
+		0x00, 0x00, 0x00, 0x00,		/* transfer_flags */
+		0xff, 0xff, 0xff, 0xff,		/* transfer_buffer_length -1 */
+		0x00, 0x00, 0x00, 0x00,		/* start_frame */
+		0x00, 0x00, 0x00, 0x03,		/* number_of_packets 3 */
+	};
+	char buf[128];
+
+	(void)state;
+	assert_string_equal(usbip_hdr_describe(raw, buf, sizeof(buf)),
+			    "command 0x9 seq 258 dir 7 ep 32 len -1 packets 3");
+}
+
+/* OP_REP_DEVLIST's device count: be32 after op_common */
+static void test_devlist_ndev(void **state)
+{
+	uint8_t b[USBIP_DEVLIST_NDEV_SIZE];
+
+	(void)state;
+	assert_int_equal(usbip_devlist_ndev_pack(0x01020304, b), 4);
+	assert_memory_equal(b, "\x01\x02\x03\x04", 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1268,6 +1299,8 @@ int main(void)
 		cmocka_unit_test(test_payload_len),
 		cmocka_unit_test(test_pack_unknown_zeroes),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_hdr_describe),
+		cmocka_unit_test(test_devlist_ndev),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
