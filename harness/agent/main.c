@@ -480,7 +480,7 @@ int main(int argc, char **argv)
 	uint64_t t0 = now_us();
 
 	if (argc > 1 && !strcmp(argv[1], "--version")) {
-		printf("usbrig %s\n", USBRIG_VERSION);
+		printf("usbrig-agent %s\n", USBRIG_VERSION);
 		return 0;
 	}
 	signal(SIGPIPE, SIG_IGN);

@@ -144,7 +144,7 @@ for s in $(printf '%s\n' "${scen[@]}" | sort -u); do
 			[ "${scen[$n]}" = "$s" ] || continue
 			echo "attach ${gid[$n]} no-verify"
 		done
-		echo "run \"sleep 1; kill \$(cat /tmp/tcpdump.pid) \$(cat /tmp/cat.pid); sleep 1\""
+		echo "run \"sleep 1; kill \$(cat /tmp/tcpdump.pid) \$(cat /tmp/cat.pid); sleep 1\" within 30s"
 		echo "save /tmp/usbmon.txt usbmon.txt"
 		echo "save /tmp/attach.pcap attach.pcap"
 		for n in "${names[@]}"; do
