@@ -41,7 +41,7 @@ ALL_CFLAGS = $(WARN) $(CFLAGS) -MMD -MP -Igadgets $(EVENT_CFLAGS) \
 DEB_PACKAGES := gcc make pkg-config libevent-dev libcmocka-dev \
 	libusb-1.0-0-dev libpcap-dev tcpdump usbip usb.ids usbutils qemu-system-x86 \
 	linux-image-amd64 busybox-static kmod cpio socat linux-source-6.1 \
-	bc bison flex libelf-dev libssl-dev groff-base
+	bc bison flex libelf-dev libssl-dev groff-base perl
 
 # ---- gadgets/: the server library and usbrig-gadget ----
 GADGET_SRCS := $(filter-out gadgets/main.c,$(wildcard gadgets/*.c gadgets/fn/*.c))
@@ -161,7 +161,7 @@ deps:
 # deps first, then a fresh make: the pkg-config lookups above need the
 # packages installed.
 check: deps
-	$(MAKE) check-unit check-socket check-examples check-tools
+	$(MAKE) check-unit check-socket check-examples check-tools check-style
 	$(MAKE) check-asan
 	$(MAKE) check-vm
 	$(MAKE) check-import
@@ -281,6 +281,23 @@ $(BUILD)/tools/testusb.c: $(LINUX_SOURCE_TAR)
 
 $(BUILD)/tools/testusb: $(BUILD)/tools/testusb.c
 	$(CC) -O2 -static -pthread -o $@ $<
+
+# check-style: the tree in kernel coding style, checked by the kernel's own
+# scripts/checkpatch.pl from the same linux-source-6.1 (extracted here,
+# never committed); tests/tools/style-check.sh says what it ignores and why.
+CHECKPATCH := $(BUILD)/tools/checkpatch/checkpatch.pl
+
+$(CHECKPATCH): $(LINUX_SOURCE_TAR)
+	@mkdir -p $(dir $@)
+	tar -xJf $< -C $(dir $@) --strip-components=2 \
+		linux-source-6.1/scripts/checkpatch.pl \
+		linux-source-6.1/scripts/spelling.txt \
+		linux-source-6.1/scripts/const_structs.checkpatch
+	touch $@
+
+.PHONY: check-style
+check-style: $(CHECKPATCH)
+	tests/tools/style-check.sh $(CHECKPATCH)
 
 # bench-zero: testusb bulk and scatter-gather throughput of usbrig's
 # Gadget Zero against the kernel's own export path (dummy_hcd + configfs

@@ -52,7 +52,7 @@ static const struct kw_def companion_kws[] = {
 /* ---- endpoint { .. } ---- */
 
 enum { E_ADDR, E_TYPE, E_MPS, E_INTERVAL, E_BLEN, E_COMP, E_MODE, E_DELAY,
-       E_STALL };
+	E_STALL };
 
 struct loop_ref {
 	const struct tok *tok;	/* the target's token */
@@ -285,8 +285,9 @@ static int endpoint_finish(struct blk *b, struct gd_alt *alt, size_t ei)
 				       ep->bEndpointAddress, alt->eps[i].line);
 	if (speed == USBIP_SPEED_LOW && !default_mps(xfer, speed))
 		return ps_fail(ps, blk_seen_val(b, E_TYPE, b->st->kw),
-			       "%.*s: low-speed devices have no %s endpoints",
-			       KWA(b->seen[E_TYPE]), ps_xfer_name(xfer));
+			       "%s: low-speed devices have no %s endpoints",
+			       tok_text(b->seen[E_TYPE]->kw).s,
+			       ps_xfer_name(xfer));
 
 	if (!b->seen[E_MPS])
 		ep->wMaxPacketSize = default_mps(xfer, speed);
@@ -309,17 +310,18 @@ static int endpoint_finish(struct blk *b, struct gd_alt *alt, size_t ei)
 	for (i = 0; i < sizeof(beh) / sizeof(beh[0]); i++)
 		if (beh[i] && xfer != USB_ENDPOINT_XFER_BULK &&
 		    xfer != USB_ENDPOINT_XFER_INT)
-			return ps_fail(ps, beh[i]->kw, "%.*s: behaviours are for bulk and interrupt endpoints, this one is %s",
-				       KWA(beh[i]), ps_xfer_name(xfer));
+			return ps_fail(ps, beh[i]->kw, "%s: behaviours are for bulk and interrupt endpoints, this one is %s",
+				       tok_text(beh[i]->kw).s,
+				       ps_xfer_name(xfer));
 	if (!mode)
 		return 0;
 	if (in && (ep->beh.mode == GD_EP_LOOPBACK || ep->beh.mode == GD_EP_SINK))
-		return ps_fail(ps, mode->kw, "%.*s: only for OUT endpoints, 0x%02x is IN",
-			       KWA(mode), ep->bEndpointAddress);
+		return ps_fail(ps, mode->kw, "%s: only for OUT endpoints, 0x%02x is IN",
+			       tok_text(mode->kw).s, ep->bEndpointAddress);
 	if (!in && (ep->beh.mode == GD_EP_SOURCE ||
 		    ep->beh.mode == GD_EP_SEQUENCE))
-		return ps_fail(ps, mode->kw, "%.*s: only for IN endpoints, 0x%02x is OUT",
-			       KWA(mode), ep->bEndpointAddress);
+		return ps_fail(ps, mode->kw, "%s: only for IN endpoints, 0x%02x is OUT",
+			       tok_text(mode->kw).s, ep->bEndpointAddress);
 	return 0;
 }
 
@@ -390,10 +392,10 @@ static int interface_finish(struct blk *b, struct gd_config *cfg, size_t ai)
 	if (!b->seen[I_NUM] && ai) {
 		uint8_t prev = cfg->alts[ai - 1].bInterfaceNumber;
 
+		if (!alt->bAlternateSetting && prev == 0xff)
+			return ps_fail(b->ps, b->st->kw, "interface: no number left after 255: give bInterfaceNumber");
 		if (alt->bAlternateSetting)
 			alt->bInterfaceNumber = prev;
-		else if (prev == 0xff)
-			return ps_fail(b->ps, b->st->kw, "interface: no number left after 255: give bInterfaceNumber");
 		else
 			alt->bInterfaceNumber = prev + 1;
 	}
@@ -613,7 +615,7 @@ static int config_finish(struct blk *b, struct gd_config *cfg)
 /* ---- control { .. } ---- */
 
 enum { R_TYPE, R_REQ, R_VALUE, R_INDEX, R_ACTION, R_SHORT, R_DELAY, R_STALL,
-       R_TIMES };
+	R_TIMES };
 
 static int kw_match(struct blk *b, const struct stmt *st,
 		    const struct kw_def *d)
@@ -686,8 +688,8 @@ static const struct kw_def bos_kws[] = {
 /* ---- device { .. } ---- */
 
 enum { D_NAME, D_SPEED, D_BCDUSB, D_CLASS, D_SUB, D_PROTO, D_MPS0, D_VID,
-       D_PID, D_BCDDEV, D_MANUF, D_PRODUCT, D_SERIAL, D_NUMCFG, D_BLEN,
-       D_LANGIDS, D_QUAL, D_BOS, D_FUNC, D_NSLOTS };
+	D_PID, D_BCDDEV, D_MANUF, D_PRODUCT, D_SERIAL, D_NUMCFG, D_BLEN,
+	D_LANGIDS, D_QUAL, D_BOS, D_FUNC, D_NSLOTS };
 _Static_assert(D_NSLOTS <= MAX_SLOTS, "MAX_SLOTS too small");
 
 struct dev_ctx {
@@ -945,8 +947,8 @@ static int function_opt(struct parser *ps, const struct stmt *s,
 	}
 	if (s->n_args == 1 && first->kind == T_STRING) {
 		if (memchr(first->text, 0, first->len))
-			return ps_fail(ps, first, "%.*s: a NUL byte cannot be part of an option value",
-				       KWA(s));
+			return ps_fail(ps, first, "%s: a NUL byte cannot be part of an option value",
+				       tok_text(s->kw).s);
 		opt->value = strndup(first->text, first->len);
 		return opt->value ? 0 : ps_oom(ps);
 	}
@@ -995,8 +997,8 @@ static int kw_function(struct blk *b, const struct stmt *st,
 	if (!fn_exists(dev->function)) {
 		char list[200];
 
-		return ps_fail(ps, name, "function: no device function '%.*s' (there are: %s)",
-			       TOKA(name), fn_names(list, sizeof(list)));
+		return ps_fail(ps, name, "function: no device function '%s' (there are: %s)",
+			       tok_text(name).s, fn_names(list, sizeof(list)));
 	}
 	if (!st->open)
 		return 0;
@@ -1012,8 +1014,9 @@ static int kw_function(struct blk *b, const struct stmt *st,
 		for (j = 0; j < i; j++)
 			if (s->kw->len == st->body[j].kw->len &&
 			    !memcmp(s->kw->text, st->body[j].kw->text, s->kw->len))
-				return ps_fail(ps, s->kw, "%.*s is set twice (first at line %d)",
-					       KWA(s), st->body[j].kw->line);
+				return ps_fail(ps, s->kw, "%s is set twice (first at line %d)",
+					       tok_text(s->kw).s,
+					       st->body[j].kw->line);
 		dev->n_function_opts++;
 		rc = function_opt(ps, s, &dev->function_opts[i]);
 		if (rc)
@@ -1224,8 +1227,9 @@ int ps_unknown_keyword(struct blk *b, const struct stmt *st)
 
 	for (i = 0; i < n_all_blocks; i++)
 		if (all_blocks[i] != bd && kw_lookup(all_blocks[i], st->kw))
-			return ps_fail(b->ps, st->kw, "'%.*s' does not belong in %s (it is a keyword of %s)",
-				       KWA(st), bd->name, all_blocks[i]->name);
+			return ps_fail(b->ps, st->kw, "'%s' does not belong in %s (it is a keyword of %s)",
+				       tok_text(st->kw).s, bd->name,
+				       all_blocks[i]->name);
 	for (i = 0; i < bd->n; i++) {
 		size_t d = edit_distance(st->kw->text, st->kw->len,
 					 bd->kws[i].name);
@@ -1236,8 +1240,8 @@ int ps_unknown_keyword(struct blk *b, const struct stmt *st)
 		}
 	}
 	if (best && st->kw->len > 3)
-		return ps_fail(b->ps, st->kw, "unknown keyword '%.*s' in %s; did you mean '%s'?",
-			       KWA(st), bd->name, best);
-	return ps_fail(b->ps, st->kw, "unknown keyword '%.*s' in %s", KWA(st),
-		       bd->name);
+		return ps_fail(b->ps, st->kw, "unknown keyword '%s' in %s; did you mean '%s'?",
+			       tok_text(st->kw).s, bd->name, best);
+	return ps_fail(b->ps, st->kw, "unknown keyword '%s' in %s",
+		       tok_text(st->kw).s, bd->name);
 }

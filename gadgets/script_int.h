@@ -106,10 +106,6 @@ struct tdesc {
 	char s[80];
 };
 
-/* printf arguments for a keyword: "%.*s" */
-#define KWA(st)	(int)((st)->kw->len > 40 ? 40 : (st)->kw->len), (st)->kw->text
-#define TOKA(t)	(int)((t)->len > 40 ? 40 : (t)->len), (t)->text
-
 
 struct blk;
 
@@ -178,6 +174,7 @@ int __attribute__((format(printf, 3, 4)))
 ps_fail(struct parser *ps, const struct tok *t, const char *fmt, ...);
 int ps_oom(struct parser *ps);
 struct tdesc tok_desc(const struct tok *t);
+struct tdesc tok_text(const struct tok *t);
 bool tok_is(const struct tok *t, const char *word);
 int ps_lex(struct parser *ps, const char *text, size_t len);
 

@@ -57,14 +57,14 @@ int cur_num(struct cur *c, unsigned int bits, uint32_t *out)
 	uint64_t v;
 
 	if (!t)
-		return ps_fail(c->ps, c->st->kw, "%.*s: missing value: expected a number",
-			       KWA(c->st));
+		return ps_fail(c->ps, c->st->kw, "%s: missing value: expected a number",
+			       tok_text(c->st->kw).s);
 	if (tok_number(t, &v))
-		return ps_fail(c->ps, t, "%.*s: expected a number (decimal or 0x hex), found %s",
-			       KWA(c->st), tok_desc(t).s);
+		return ps_fail(c->ps, t, "%s: expected a number (decimal or 0x hex), found %s",
+			       tok_text(c->st->kw).s, tok_desc(t).s);
 	if (v >> bits)
-		return ps_fail(c->ps, t, "%.*s: %.*s does not fit in %u bits",
-			       KWA(c->st), TOKA(t), bits);
+		return ps_fail(c->ps, t, "%s: %s does not fit in %u bits",
+			       tok_text(c->st->kw).s, tok_text(t).s, bits);
 	*out = (uint32_t)v;
 	c->i++;
 	return 0;
@@ -83,8 +83,8 @@ int cur_num_or_star(struct cur *c, unsigned int bits, int *out)
 		return 0;
 	}
 	if (t && tok_number(t, &(uint64_t){ 0 }))
-		return ps_fail(c->ps, t, "%.*s: expected a number or '*', found %s",
-			       KWA(c->st), tok_desc(t).s);
+		return ps_fail(c->ps, t, "%s: expected a number or '*', found %s",
+			       tok_text(c->st->kw).s, tok_desc(t).s);
 	rc = cur_num(c, bits, &v);
 	if (!rc)
 		*out = (int)v;
@@ -110,10 +110,10 @@ int cur_choice(struct cur *c, const char *const *words, int *idx)
 		n += snprintf(list + n, sizeof(list) - n, "%s%s",
 			      !i ? "" : words[i + 1] ? ", " : " or ", words[i]);
 	if (!t)
-		return ps_fail(c->ps, c->st->kw, "%.*s: missing value: expected %s",
-			       KWA(c->st), list);
-	return ps_fail(c->ps, t, "%.*s: expected %s, found %s", KWA(c->st), list,
-		       tok_desc(t).s);
+		return ps_fail(c->ps, c->st->kw, "%s: missing value: expected %s",
+			       tok_text(c->st->kw).s, list);
+	return ps_fail(c->ps, t, "%s: expected %s, found %s",
+		       tok_text(c->st->kw).s, list, tok_desc(t).s);
 }
 
 const char *const ps_on_off[] = { "on", "off", NULL };
@@ -125,8 +125,8 @@ int cur_end(struct cur *c)
 
 	if (!t)
 		return 0;
-	return ps_fail(c->ps, t, "%.*s: unexpected %s (one statement per line; ';' also ends one)",
-		       KWA(c->st), tok_desc(t).s);
+	return ps_fail(c->ps, t, "%s: unexpected %s (one statement per line; ';' also ends one)",
+		       tok_text(c->st->kw).s, tok_desc(t).s);
 }
 
 /* a quoted string fit for a string descriptor: valid UTF-8, no NUL, at
@@ -176,20 +176,21 @@ int cur_text(struct cur *c, const struct tok **out)
 	long units;
 
 	if (!t)
-		return ps_fail(c->ps, c->st->kw, "%.*s: missing value: expected a quoted string",
-			       KWA(c->st));
+		return ps_fail(c->ps, c->st->kw, "%s: missing value: expected a quoted string",
+			       tok_text(c->st->kw).s);
 	if (t->kind != T_STRING)
-		return ps_fail(c->ps, t, "%.*s: expected a quoted string, found %s",
-			       KWA(c->st), tok_desc(t).s);
+		return ps_fail(c->ps, t, "%s: expected a quoted string, found %s",
+			       tok_text(c->st->kw).s, tok_desc(t).s);
 	if (memchr(t->text, 0, t->len))
-		return ps_fail(c->ps, t, "%.*s: a NUL byte cannot be part of this string",
-			       KWA(c->st));
+		return ps_fail(c->ps, t, "%s: a NUL byte cannot be part of this string",
+			       tok_text(c->st->kw).s);
 	units = ps_utf16_units((const unsigned char *)t->text, t->len);
 	if (units < 0)
-		return ps_fail(c->ps, t, "%.*s: not valid UTF-8", KWA(c->st));
+		return ps_fail(c->ps, t, "%s: not valid UTF-8",
+			       tok_text(c->st->kw).s);
 	if (units > STRING_MAX_UNITS)
-		return ps_fail(c->ps, t, "%.*s: %ld characters (UTF-16 code units), a string descriptor holds at most %d",
-			       KWA(c->st), units, STRING_MAX_UNITS);
+		return ps_fail(c->ps, t, "%s: %ld characters (UTF-16 code units), a string descriptor holds at most %d",
+			       tok_text(c->st->kw).s, units, STRING_MAX_UNITS);
 	*out = t;
 	c->i++;
 	return 0;
@@ -214,8 +215,9 @@ int cur_bytes(struct cur *c, struct gd_blob *blob, bool need_one)
 			uint8_t v;
 
 			if (tok_byte(t, &v))
-				return ps_fail(c->ps, t, "%.*s: expected a hex byte (two hex digits such as 0a, or 0x0a), found %s",
-					       KWA(c->st), tok_desc(t).s);
+				return ps_fail(c->ps, t, "%s: expected a hex byte (two hex digits such as 0a, or 0x0a), found %s",
+					       tok_text(c->st->kw).s,
+					       tok_desc(t).s);
 			if (n == room)
 				goto full;
 			tmp[n++] = v;
@@ -223,7 +225,8 @@ int cur_bytes(struct cur *c, struct gd_blob *blob, bool need_one)
 		c->i++;
 	}
 	if (need_one && !n && !blob->len)
-		return ps_fail(c->ps, c->st->kw, "%.*s: expected hex bytes", KWA(c->st));
+		return ps_fail(c->ps, c->st->kw, "%s: expected hex bytes",
+			       tok_text(c->st->kw).s);
 	if (!n)
 		return 0;
 	p = realloc(blob->data, blob->len + n);
@@ -234,8 +237,8 @@ int cur_bytes(struct cur *c, struct gd_blob *blob, bool need_one)
 	blob->len += n;
 	return 0;
 full:
-	return ps_fail(c->ps, t, "%.*s: more than %d bytes in one place (the limit of one descriptor run, reply or packet)",
-		       KWA(c->st), GD_MAX_BLOB);
+	return ps_fail(c->ps, t, "%s: more than %d bytes in one place (the limit of one descriptor run, reply or packet)",
+		       tok_text(c->st->kw).s, GD_MAX_BLOB);
 }
 
 /* ------------------------------------------------------------------ */
@@ -296,7 +299,8 @@ int kw_nth(struct blk *b, const struct stmt *st, const struct kw_def *d)
 	if (rc)
 		return rc;
 	if (!v)
-		return ps_fail(b->ps, &st->args[0], "%.*s: counts from 1", KWA(st));
+		return ps_fail(b->ps, &st->args[0], "%s: counts from 1",
+			       tok_text(st->kw).s);
 	kw_store(b->model, d->off, 32, v);
 	return 0;
 }
@@ -394,8 +398,9 @@ int ps_run_block(struct blk *b)
 					return ps_fail(b->ps, s->kw, "%s is set twice (first at line %d)",
 						       d->name, prev->kw->line);
 				if (prev)
-					return ps_fail(b->ps, s->kw, "'%s' conflicts with '%.*s' at line %d: give only one of them",
-						       d->name, KWA(prev), prev->kw->line);
+					return ps_fail(b->ps, s->kw, "'%s' conflicts with '%s' at line %d: give only one of them",
+						       d->name, tok_text(prev->kw).s,
+						       prev->kw->line);
 				b->seen[d->slot] = s;
 			}
 			rc = d->fn(b, s, d);

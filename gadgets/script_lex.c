@@ -97,6 +97,16 @@ struct tdesc tok_desc(const struct tok *t)
 	return d;
 }
 
+/* a keyword's or word's text for a message's "%s": at most 40 bytes */
+struct tdesc tok_text(const struct tok *t)
+{
+	struct tdesc d;
+
+	snprintf(d.s, sizeof(d.s), "%.*s", (int)(t->len > 40 ? 40 : t->len),
+		 t->text);
+	return d;
+}
+
 bool tok_is(const struct tok *t, const char *word)
 {
 	return t->kind == T_WORD && strlen(word) == t->len &&

@@ -66,7 +66,7 @@ enum {
 };
 _Static_assert(INTF_END == USBIP_USB_INTERFACE_SIZE, "usb_interface is 4");
 
-_Static_assert(USBIP_IMPORT_REQ_SIZE == OPC_END + USBIP_BUSID_SIZE,
+_Static_assert(OPC_END + USBIP_BUSID_SIZE == USBIP_IMPORT_REQ_SIZE,
 	       "OP_REQ_IMPORT is op_common + busid");
 
 /* ---- URB phase header: 20-byte basic part, 28-byte command part ---- */

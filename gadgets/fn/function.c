@@ -107,9 +107,15 @@ int fn_opt_u64(const struct gd_device *model, const char *key, uint64_t def,
 		unsigned int shift = 0;
 
 		switch (*end) {
-		case 'K': case 'k': shift = 10; break;
-		case 'M': case 'm': shift = 20; break;
-		case 'G': case 'g': shift = 30; break;
+		case 'K': case 'k':
+			shift = 10;
+			break;
+		case 'M': case 'm':
+			shift = 20;
+			break;
+		case 'G': case 'g':
+			shift = 30;
+			break;
 		}
 		if (shift && v <= (~0ull >> shift)) {
 			v <<= shift;

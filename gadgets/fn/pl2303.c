@@ -64,11 +64,12 @@
 #define PL_SERIAL_STATE_DEFAULT	(PL_UART_DCD | PL_UART_DSR | PL_UART_CTS)
 
 /* The line requests are CDC's (ser_cdc_control() serves them). */
-_Static_assert(PL_SET_LINE == USB_CDC_REQ_SET_LINE_CODING &&
-	       PL_GET_LINE == USB_CDC_REQ_GET_LINE_CODING &&
-	       PL_SET_CONTROL == USB_CDC_REQ_SET_CONTROL_LINE_STATE &&
-	       PL_CONTROL_DTR == USB_CDC_CTRL_DTR &&
-	       PL_CONTROL_RTS == USB_CDC_CTRL_RTS, "pl2303 line requests");
+_Static_assert(PL_SET_LINE == USB_CDC_REQ_SET_LINE_CODING, "pl2303 line requests");
+_Static_assert(PL_GET_LINE == USB_CDC_REQ_GET_LINE_CODING, "pl2303 line requests");
+_Static_assert(PL_SET_CONTROL == USB_CDC_REQ_SET_CONTROL_LINE_STATE,
+	       "pl2303 line requests");
+_Static_assert(PL_CONTROL_DTR == USB_CDC_CTRL_DTR, "pl2303 line requests");
+_Static_assert(PL_CONTROL_RTS == USB_CDC_CTRL_RTS, "pl2303 line requests");
 
 struct pl2303_eps {
 	const struct gd_endpoint *irq, *in, *out;

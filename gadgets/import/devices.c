@@ -726,15 +726,32 @@ static int devices_read(const char *path, const uint8_t *buf, size_t len,
 			goto out;
 		}
 		switch (l->tag) {
-		case 'T': ret = t_line(b, set, l, err); break;
-		case 'D': ret = d_line(b, l, err); break;
-		case 'P': ret = p_line(b, l, err); break;
-		case 'S': ret = s_line(b, l, err); break;
-		case 'C': ret = c_line(b, l, err); break;
-		case 'A': ret = a_line(b, l, err); break;
-		case 'I': ret = i_line(b, l, err); break;
-		case 'E': ret = e_line(b, l, err); break;
-		default: break;		/* B: a root hub's bandwidth */
+		case 'T':
+			ret = t_line(b, set, l, err);
+			break;
+		case 'D':
+			ret = d_line(b, l, err);
+			break;
+		case 'P':
+			ret = p_line(b, l, err);
+			break;
+		case 'S':
+			ret = s_line(b, l, err);
+			break;
+		case 'C':
+			ret = c_line(b, l, err);
+			break;
+		case 'A':
+			ret = a_line(b, l, err);
+			break;
+		case 'I':
+			ret = i_line(b, l, err);
+			break;
+		case 'E':
+			ret = e_line(b, l, err);
+			break;
+		default:
+			break;		/* B: a root hub's bandwidth */
 		}
 		if (ret)
 			goto out;

@@ -1245,9 +1245,13 @@ static void tree_line(struct lx *lx, const char *s)
 	const char *p;
 	size_t n;
 
-	if ((p = strstr(s, "Bus ")) && !strstr(s, "|__"))
+	p = strstr(s, "Bus ");
+	if (p && !strstr(s, "|__"))
 		lx->tree_bus = atoi(p + 4);
-	if (lx->n_tree >= LX_TREE_MAX || !(p = strstr(s, "Dev ")))
+	if (lx->n_tree >= LX_TREE_MAX)
+		return;
+	p = strstr(s, "Dev ");
+	if (!p)
 		return;
 	t = &lx->tree[lx->n_tree++];
 	memset(t, 0, sizeof(*t));

@@ -251,7 +251,10 @@ int lx_hid_item(const char *s, uint8_t out[5])
 	const char *name = strstr(s, "): "), *data;
 	size_t nlen, n = 0, i;
 
-	if (!name || !(data = strstr(name, ", data=")))
+	if (!name)
+		return -1;
+	data = strstr(name, ", data=");
+	if (!data)
 		return -1;
 	name += 3;
 	nlen = data - name;

@@ -51,7 +51,7 @@ struct mon_line {
  */
 static int split(struct mon_line *l)
 {
-	static char no_time[] = "0";
+	static const char no_time[] = "0";
 	char *p = l->text;
 
 	l->n = 0;
@@ -71,7 +71,7 @@ static int split(struct mon_line *l)
 	if (l->n >= 3 && strlen(l->w[1]) == 1 && strchr("SCE", l->w[1][0]) &&
 	    strchr("CZIB", l->w[2][0])) {
 		memmove(&l->w[2], &l->w[1], (l->n - 1) * sizeof(l->w[0]));
-		l->w[1] = no_time;
+		l->w[1] = (char *)no_time;
 		l->n++;
 	}
 	return 0;
@@ -163,11 +163,20 @@ static int parse_event(struct mon_line *l, struct imp_urb_ev *ev,
 	*why = "bad address word (expected e.g. Ci:1:002:0)";
 	a = l->w[3];
 	switch (a[0]) {
-	case 'C': ev->xfer = IMP_XFER_CTRL; break;
-	case 'Z': ev->xfer = IMP_XFER_ISO; break;
-	case 'I': ev->xfer = IMP_XFER_INT; break;
-	case 'B': ev->xfer = IMP_XFER_BULK; break;
-	default: return -EINVAL;
+	case 'C':
+		ev->xfer = IMP_XFER_CTRL;
+		break;
+	case 'Z':
+		ev->xfer = IMP_XFER_ISO;
+		break;
+	case 'I':
+		ev->xfer = IMP_XFER_INT;
+		break;
+	case 'B':
+		ev->xfer = IMP_XFER_BULK;
+		break;
+	default:
+		return -EINVAL;
 	}
 	if ((a[1] != 'i' && a[1] != 'o') || a[2] != ':')
 		return -EINVAL;

@@ -87,7 +87,12 @@ static void uev_parse(const char *buf, size_t len, uint64_t t)
 		size_t cap = ev.cap_uev ? ev.cap_uev * 2 : 1024;
 		struct uevent *n;
 
-		if (cap > UEV_MAX || !(n = realloc(ev.uev, cap * sizeof(*n)))) {
+		if (cap > UEV_MAX) {
+			ev.uev_dropped++;
+			return;
+		}
+		n = realloc(ev.uev, cap * sizeof(*n));
+		if (!n) {
 			ev.uev_dropped++;
 			return;
 		}
@@ -176,7 +181,10 @@ static void kmsg_add(const char *rec)
 		size_t cap = ev.cap_kmsg ? ev.cap_kmsg * 2 : 1024;
 		struct kmsg_rec *n;
 
-		if (cap > KMSG_MAX || !(n = realloc(ev.kmsg, cap * sizeof(*n))))
+		if (cap > KMSG_MAX)
+			return;
+		n = realloc(ev.kmsg, cap * sizeof(*n));
+		if (!n)
 			return;
 		ev.kmsg = n;
 		ev.cap_kmsg = cap;

@@ -1040,7 +1040,7 @@ static int expect_node_step(struct step *s, bool present)
 static int do_run(struct step *s)
 {
 	char cmd[SUBST_MAX], want[SUBST_MAX], err[256], q[1200];
-	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	char *const argv[] = { "/bin/sh", "-c", cmd, NULL };
 	unsigned long to, status = 0;
 	bool any_status, any_out;
 	struct proc_res r;

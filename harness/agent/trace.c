@@ -251,7 +251,12 @@ static void tr_parse(const char *line)
 		size_t cap = tr.cap ? tr.cap * 2 : 256;
 		struct tr_rec *n;
 
-		if (cap > TR_REC_MAX || !(n = realloc(tr.rec, cap * sizeof(*n)))) {
+		if (cap > TR_REC_MAX) {
+			tr.dropped++;
+			return;
+		}
+		n = realloc(tr.rec, cap * sizeof(*n));
+		if (!n) {
 			tr.dropped++;
 			return;
 		}

@@ -316,8 +316,8 @@ int usb_attach(struct scenario_ctx *s, struct gadget *g, int mode,
 	struct vhci_port ports[VHCI_PORTS_MAX];
 	bool used_before[VHCI_PORTS_MAX] = { false };
 	char tcp_port[16], st[32], log[1024], evs[1024];
-	char *argv[] = { "usbip", "--tcp-port", tcp_port, "attach", "-r",
-			 (char *)remote_host, "-b", g->busid, NULL };
+	char *const argv[] = { "usbip", "--tcp-port", tcp_port, "attach", "-r",
+			       (char *)remote_host, "-b", g->busid, NULL };
 	struct proc_res r;
 	uint64_t start = now_us();
 	int n, i, ret;
@@ -412,7 +412,7 @@ int usb_attach(struct scenario_ctx *s, struct gadget *g, int mode,
 static int detach_port(int port, uint64_t deadline_us, char *saw, size_t size)
 {
 	char pstr[16], st[32];
-	char *argv[] = { "usbip", "detach", "-p", pstr, NULL };
+	char *const argv[] = { "usbip", "detach", "-p", pstr, NULL };
 	struct proc_res r;
 	int ret;
 

@@ -4,7 +4,7 @@
  * compare them byte for byte with what the gadget script serves.
  *
  * The reference is `usbrig-gadget --dump SCRIPT`: one line per descriptor
- * set, "LABEL: xx xx ...", LABEL one of device, config N,
+ * set, "LABEL: 12 01 ...", LABEL one of device, config N,
  * other-speed-config N, qualifier, bos, string N; '#' lines are comments.
  * Each is fetched with its own GET_DESCRIPTOR (USB 2.0 9.4.3) of exactly
  * the dumped length, so a configuration is read at full wTotalLength and
@@ -120,8 +120,8 @@ static int timeout_ms(uint64_t deadline_us)
 int verify_descriptors(const struct gadget *g, uint64_t deadline_us,
 		       char *saw, size_t size)
 {
-	char *argv[] = { "/usr/bin/usbrig-gadget", "--dump", (char *)g->script,
-			 NULL };
+	char *const argv[] = { "/usr/bin/usbrig-gadget", "--dump",
+			       (char *)g->script, NULL };
 	struct ref refs[300];
 	struct proc_res r;
 	libusb_context *ctx = NULL;

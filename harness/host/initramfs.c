@@ -81,6 +81,7 @@ struct build {
 	size_t n_files;
 	char **mods;	/* module entries are also in files; names here */
 	size_t n_mods;
+
 	unsigned __int128 hash;
 	char stage[PATH_MAX];
 };
@@ -291,7 +292,7 @@ static int add_file(struct build *b, const char *src, const char *dst)
 /* Add bin and every library `ldd bin` names, the loader included. */
 static int add_elf(struct build *b, const char *src, const char *dst)
 {
-	char *argv[] = { "/usr/bin/ldd", (char *)src, NULL };
+	char *const argv[] = { "/usr/bin/ldd", (char *)src, NULL };
 	char *out = NULL, *line, *save = NULL;
 	int ret;
 
@@ -475,8 +476,10 @@ static int add_tools(struct build *b)
 		ret = add_elf(b, src, dst);
 		if (ret)
 			return ret;
-		if (!strcmp(o->tools[k], "lsusb") &&
-		    (hwdb = first_existing(hwdb_paths))) {
+		if (strcmp(o->tools[k], "lsusb"))
+			continue;
+		hwdb = first_existing(hwdb_paths);
+		if (hwdb) {
 			ret = add_file(b, hwdb, "usr/lib/udev/hwdb.bin");
 			if (ret)
 				return ret;
@@ -510,7 +513,7 @@ static int stage_parent(struct build *b, const char *rel)
 
 static int stage_busybox_links(struct build *b, const char *bb_dst)
 {
-	char *argv[] = { (char *)b->files[0].src, "--list-full", NULL };
+	char *const argv[] = { (char *)b->files[0].src, "--list-full", NULL };
 	char *out = NULL, *line, *save = NULL, target[PATH_MAX];
 	int ret;
 
@@ -640,8 +643,8 @@ static int stage_all(struct build *b, const char *root, const char *kver)
 				    strerror(-ret));
 	}
 	{
-		char *argv[] = { "/usr/sbin/depmod", "-b", b->stage,
-				 (char *)kver, NULL };
+		char *const argv[] = { "/usr/sbin/depmod", "-b", b->stage,
+				       (char *)kver, NULL };
 		char *out = NULL;
 
 		ret = run_capture(argv, &out, b->o->verbose);

@@ -244,7 +244,7 @@ static void parse_config(struct repro_dev *d, const unsigned char *b, int n)
 static int read_gadget(struct repro *rp)
 {
 	char out[PATH_MAX * 2], err[PATH_MAX * 2], gbin[PATH_MAX * 2];
-	char *argv[] = { gbin, "--dump", rp->gadget, NULL };
+	char *const argv[] = { gbin, "--dump", rp->gadget, NULL };
 	unsigned char b[4096];
 	struct repro_dev *d = &rp->dev;
 	bool have_dev = false, have_cfg = false;
@@ -294,8 +294,8 @@ static int read_gadget(struct repro *rp)
 	}
 	for (i = 0; i < d->n_intf; i++)
 		snprintf(d->alias[i], sizeof(d->alias[i]),
-			 "usb:v%04Xp%04Xd%04Xdc%02Xdsc%02Xdp%02Xic%02Xisc%02X"
-			 "ip%02Xin%02X", d->vid, d->pid, d->bcd, d->cls,
+			 "usb:v%04Xp%04Xd%04Xdc%02Xdsc%02Xdp%02Xic%02Xisc%02Xip%02Xin%02X",
+			 d->vid, d->pid, d->bcd, d->cls,
 			 d->sub, d->proto, d->intf[i].cls, d->intf[i].sub,
 			 d->intf[i].proto, d->intf[i].num);
 	return 0;
@@ -305,7 +305,7 @@ static int read_gadget(struct repro *rp)
 static void read_reporter(struct repro *rp, const char *imp)
 {
 	char out[PATH_MAX * 2], err[PATH_MAX * 2], id[16];
-	char *argv[] = { (char *)imp, "--list", (char *)rp->o.dump, NULL };
+	char *const argv[] = { (char *)imp, "--list", (char *)rp->o.dump, NULL };
 	char *text, *line, *save = NULL;
 
 	snprintf(out, sizeof(out), "%s/import-list.txt", rp->work);

@@ -109,14 +109,16 @@ static void scan_probe_line(struct repro_out *o, enum repro_phase ph,
 	const char *p;
 	int e;
 
-	if ((p = strstr(s, ": probe of ")) &&
+	p = strstr(s, ": probe of ");
+	if (p &&
 	    sscanf(p, ": probe of %63s failed with error -%d", intf, &e) == 2) {
 		snprintf(drv, sizeof(drv), "%.*s", (int)(p - s), s);
 		if (!strchr(drv, ' '))
 			add_perr(o, ph, intf, drv, e, s);
 		return;
 	}
-	if ((p = strstr(s, ": probe with driver ")) &&
+	p = strstr(s, ": probe with driver ");
+	if (p &&
 	    sscanf(p, ": probe with driver %63s failed with error -%d", drv,
 		   &e) == 2) {
 		const char *sp = memrchr(s, ' ', (size_t)(p - s));
@@ -126,7 +128,8 @@ static void scan_probe_line(struct repro_out *o, enum repro_phase ph,
 		add_perr(o, ph, intf, drv, e, s);
 		return;
 	}
-	if ((p = strstr(s, "probe of ")) &&
+	p = strstr(s, "probe of ");
+	if (p &&
 	    sscanf(p, "probe of %63s returned %d after", intf, &e) == 2 && e)
 		add_perr(o, ph, intf, "", e < 0 ? -e : e, s);
 }
@@ -350,7 +353,9 @@ static void parse_ktap(struct repro *rp, const char *path)
 			if (!o->ran && !ex) {
 				ex = strdup(s + 9);
 				len = ex ? strlen(ex) : 0;
-				if (ex && (ex = realloc(ex, len + 2))) {
+				if (ex)
+					ex = realloc(ex, len + 2);
+				if (ex) {
 					ex[len++] = '\n';
 					ex[len] = '\0';
 				}
@@ -663,7 +668,7 @@ int repro_write_out(struct repro *rp)
 	const struct repro_out *o = &rp->r;
 	char gpath[PATH_MAX * 2], spath[PATH_MAX * 2], eb[32];
 	char usbrig[PATH_MAX * 2], log[PATH_MAX * 2], q[512];
-	char *argv[] = { usbrig, "--check", spath, NULL };
+	char *const argv[] = { usbrig, "--check", spath, NULL };
 	FILE *f;
 	int i, ret;
 

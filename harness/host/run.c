@@ -176,7 +176,10 @@ static int config_set(const struct run_opts *o, const char *option)
 	FILE *f;
 	int ret = 0;
 
-	if (!o->kconfig || !(f = fopen(o->kconfig, "r")))
+	if (!o->kconfig)
+		return -1;
+	f = fopen(o->kconfig, "r");
+	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
 		if (!strncmp(line, option, n) && line[n] == '=' &&
@@ -822,20 +825,23 @@ static enum rp_res on_save_result(struct run *ru, struct job *j,
 		goto out;
 	}
 	what = RP_FAIL;
-	if (sv->line == st->line && sv->bad[0])
+	if (sv->line == st->line && sv->bad[0]) {
 		snprintf(saw, size, "the file's data lines: %s", sv->bad);
-	else if (bytes < 0 || crc < 0)
+	} else if (bytes < 0 || crc < 0) {
 		snprintf(saw, size, "the result has no bytes= and crc32=");
-	else if ((size_t)bytes != len)
+	} else if ((size_t)bytes != len) {
 		snprintf(saw, size, "%lld bytes sent, %zu arrived", bytes, len);
-	else if ((unsigned int)crc != plan_crc32(0, sv->buf, len))
+	} else if ((unsigned int)crc != plan_crc32(0, sv->buf, len)) {
 		snprintf(saw, size, "CRC mismatch: sent %08llx, arrived %08x",
 			 crc, plan_crc32(0, sv->buf, len));
-	else if ((ret = write_file(path, sv->buf, len)))
-		snprintf(saw, size, "cannot write %s: %s", path,
-			 strerror(-ret));
-	else
-		what = RP_PASS;
+	} else {
+		ret = write_file(path, sv->buf, len);
+		if (ret)
+			snprintf(saw, size, "cannot write %s: %s", path,
+				 strerror(-ret));
+		else
+			what = RP_PASS;
+	}
 	if (what == RP_PASS) {
 		char d[PATH_MAX + 64];
 

@@ -356,11 +356,14 @@ static int p_gadget(struct parser *ps, struct cur *c)
 		return -ENOMEM;
 	s->n_gadgets++;
 	msg[0] = '\0';
-	if (ps->o && ps->o->check_gadget)
+	if (ps->o && ps->o->check_gadget) {
 		ret = ps->o->check_gadget(ps->o->ctx, g->path, msg,
 					  sizeof(msg));
-	else if ((ret = access(g->path, R_OK)))
-		snprintf(msg, sizeof(msg), "%s", strerror(errno));
+	} else {
+		ret = access(g->path, R_OK);
+		if (ret)
+			snprintf(msg, sizeof(msg), "%s", strerror(errno));
+	}
 	if (ret)
 		return cur_fail(c, pat, "gadget file '%s': %s", g->path,
 				msg[0] ? msg : "invalid");
@@ -786,10 +789,13 @@ static int p_expect_probe(struct parser *ps, struct cur *c,
 			if (have_returns)
 				return cur_fail(c, at, "a second `returns`");
 			have_returns = true;
-			if (cur_peek_word(c, "0"))
+			if (cur_peek_word(c, "0")) {
 				st->status = 0;
-			else if ((ret = errno_arg(c, &st->status)))
-				return ret;
+			} else {
+				ret = errno_arg(c, &st->status);
+				if (ret)
+					return ret;
+			}
 		} else if (cur_peek_word(c, "within")) {
 			ret = within_clause(c, at, &have_within, st);
 			if (ret)

@@ -364,7 +364,7 @@ out:
 
 static bool kvm_probe_boot(const char *kernel)
 {
-	char *argv[] = {
+	char *const argv[] = {
 		QEMU, "-accel", "kvm", "-cpu", "host", "-nodefaults",
 		"-no-reboot", "-display", "none", "-m", "128", "-kernel",
 		(char *)kernel, "-append",
@@ -999,7 +999,8 @@ int vm_console_excerpt(const char *work_dir, char *buf, size_t max)
 	if (n < 0)
 		return -errno;
 	buf[n] = '\0';
-	if (start && (nl = strchr(buf, '\n'))) {
+	nl = start ? strchr(buf, '\n') : NULL;
+	if (nl) {
 		memmove(buf, nl + 1, strlen(nl + 1) + 1);
 		n = (ssize_t)strlen(buf);
 	}

@@ -319,7 +319,7 @@ int run_capture(const char *const *argv, char **out, size_t *out_len)
  * --dump output
  * --------------------------------------------------------------------- */
 
-/* "LABEL: hh hh ..." -> item; 0, or -1 when the line is not one. */
+/* "LABEL: 12 01 ..." -> item; 0, or -1 when the line is not one. */
 static int dump_parse_line(const char *line, struct dump_item *it)
 {
 	const char *colon = strchr(line, ':');
@@ -349,7 +349,7 @@ static int dump_parse_line(const char *line, struct dump_item *it)
 
 int dump_load(const char *script, struct dump *d)
 {
-	const char *argv[] = { srv_binary(), "--dump", script, NULL };
+	const char *const argv[] = { srv_binary(), "--dump", script, NULL };
 	char *out = NULL, *line, *save = NULL;
 	int ret;
 

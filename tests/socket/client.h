@@ -55,7 +55,7 @@ void srv_cleanup(struct srv *s);
 /* Run argv, capture stdout (malloc'd, NUL-terminated); exit status or -1. */
 int run_capture(const char *const *argv, char **out, size_t *out_len);
 
-/* ---- `usbrig-gadget --dump` output: "LABEL: hh hh ..." lines ---- */
+/* ---- `usbrig-gadget --dump` output: "LABEL: 12 01 ..." lines ---- */
 
 #define DUMP_MAX_ITEMS	300
 

@@ -495,6 +495,7 @@ static void test_pcap_mmapped(void **state)
 	struct imp_error err;
 	struct imp_dev *a;
 	struct cap c;
+	char where[96];
 
 	(void)state;
 	cap_open(&c, 220);
@@ -507,9 +508,8 @@ static void test_pcap_mmapped(void **state)
 	assert_int_equal(cap_read(&c, &set, &err), 0);
 	assert_int_equal(set.n, 2);
 	check_ftdi(dev_at(&set, 1, 5), c.path, true);
-	assert_string_equal(dev_at(&set, 1, 5)->ctrls[0].where,
-			    strcat(strcpy((char [96]){ 0 }, c.path),
-				   ": frame 17"));
+	snprintf(where, sizeof(where), "%s: frame 17", c.path);
+	assert_string_equal(dev_at(&set, 1, 5)->ctrls[0].where, where);
 	a = dev_at(&set, 2, 3);
 	assert_blob(&a->device, acm_dev, 18);
 	assert_blob(&a->configs[0], acm_cfg, 67);

@@ -76,6 +76,7 @@ static void check_errors(const struct err_case *c, size_t n)
 /* the smallest valid device around a body */
 #define DEV(body) "device {\n idVendor 0x1209\n idProduct 1\n" body "}\n"
 #define CFG1 " config { }\n"
+#define DIGITS40 "0123456789012345678901234567890123456789"
 
 /* ------------------------------------------------------------------ */
 /* models                                                              */
@@ -330,9 +331,7 @@ static void test_strings(void **state)
 	gd_model_free(dev);
 
 	/* 126 UTF-16 units fit; a character beyond U+FFFF counts two */
-	dev = parse_ok(DEV(" product \"" "0123456789012345678901234567890123456789"
-			   "0123456789012345678901234567890123456789"
-			   "0123456789012345678901234567890123456789" "12345\"\n"
+	dev = parse_ok(DEV(" product \"" DIGITS40 DIGITS40 DIGITS40 "12345\"\n"
 			   " serial \"\xf0\x9f\x98\x80\"\n" CFG1));
 	assert_int_equal(strlen(dev->strings[1]), 125);
 	assert_string_equal(dev->strings[2], "\xf0\x9f\x98\x80");
@@ -944,9 +943,7 @@ static void test_errors_values(void **state)
 		{ DEV(" product \"\\xc3\\x28\"\n" CFG1), 4, 10, "product: not valid UTF-8" },
 		{ DEV(" product \"\\xed\\xa0\\x80\"\n" CFG1), 4, 10, "not valid UTF-8" },	/* a surrogate */
 		{ DEV(" product \"\\xc0\\xaf\"\n" CFG1), 4, 10, "not valid UTF-8" },	/* overlong */
-		{ DEV(" product \"" "0123456789012345678901234567890123456789"
-		      "0123456789012345678901234567890123456789"
-		      "0123456789012345678901234567890123456789" "1234567\"\n" CFG1),
+		{ DEV(" product \"" DIGITS40 DIGITS40 DIGITS40 "1234567\"\n" CFG1),
 		  4, 10, "127 characters (UTF-16 code units), a string descriptor holds at most 126" },
 		{ DEV(" name \"\"\n" CFG1), 4, 7, "name: must be 1 to 64 bytes long" },
 		{ DEV(" name \"a\\nb\"\n" CFG1), 4, 7, "name: no control characters" },
