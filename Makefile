@@ -69,7 +69,8 @@ AGENT_OBJS := $(AGENT_SRCS:%.c=$(BUILD)/%.o)
 AGENT_LIB := $(BUILD)/libusbrig-agent.a
 AGENT_BIN := $(BUILD)/usbrig-agent
 HARNESS_COMMON := $(wildcard harness/common/*.c)
-HARNESS_COMMON_OBJS := $(HARNESS_COMMON:%.c=$(BUILD)/%.o)
+# gadgets/util.c (hex digits) is the one home of what both sides need
+HARNESS_COMMON_OBJS := $(HARNESS_COMMON:%.c=$(BUILD)/%.o) $(BUILD)/gadgets/util.o
 HARNESS_COMMON_LIB := $(BUILD)/libusbrig-harness.a
 
 # ---- tests ----

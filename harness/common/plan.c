@@ -3,6 +3,7 @@
  * plan.c - quote and split plan/result lines (see plan.h for the grammar).
  */
 #include "plan.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -74,17 +75,6 @@ int plan_quote(char *dst, size_t size, const char *s)
 	return (int)w;
 }
 
-int plan_hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool is_sep(char c)
 {
 	return c == ' ' || c == '\t';
@@ -144,8 +134,8 @@ static int split_quoted(char *line, char **pr, size_t *len, size_t *err_col)
 			r += 2;
 			break;
 		case 'x':
-			hi = plan_hexval(r[2]);
-			lo = hi < 0 ? -1 : plan_hexval(r[3]);
+			hi = util_hexval(r[2]);
+			lo = hi < 0 ? -1 : util_hexval(r[3]);
 			if (lo < 0 || (hi | lo) == 0) {
 				*err_col = (size_t)(r - line) + 1;
 				return -EINVAL;	/* \x needs 2 digits, no NUL */

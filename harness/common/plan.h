@@ -56,9 +56,6 @@ size_t plan_quote_len(const char *s);
 int plan_split(char *line, struct plan_tok *toks, size_t max_toks,
 	       size_t max_len, size_t *err_col);
 
-/* The value of hex digit c (either case), or -1. */
-int plan_hexval(char c);
-
 /*
  * Parse a decimal unsigned number that must fill the whole word.
  * Returns 0 or -EINVAL (not a number) / -ERANGE (> max).

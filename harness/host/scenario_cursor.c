@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util.h"
+
 int cur_col(const struct cur *c, const char *at)
 {
 	return (int)(at - c->bol) + 1;
@@ -167,8 +169,8 @@ int cur_quoted(struct cur *c, const char *what, char **out)
 			*w++ = '"';
 			break;
 		case 'x': {
-			int hi = c->p + 2 < c->eol ? plan_hexval(c->p[2]) : -1;
-			int lo = c->p + 3 < c->eol ? plan_hexval(c->p[3]) : -1;
+			int hi = c->p + 2 < c->eol ? util_hexval(c->p[2]) : -1;
+			int lo = c->p + 3 < c->eol ? util_hexval(c->p[3]) : -1;
 
 			if (hi < 0 || lo < 0 || (hi | lo) == 0) {
 				free(buf);

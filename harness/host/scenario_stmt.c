@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "util.h"
 
 static int gadget_index(const struct scenario *s, const char *id)
 {
@@ -723,7 +724,7 @@ static int hex16_arg(struct cur *c, const char *what, unsigned int *out)
 	if (!*p || strlen(p) > 4)
 		goto bad;
 	for (; *p; p++) {
-		int h = plan_hexval(*p);
+		int h = util_hexval(*p);
 
 		if (h < 0)
 			goto bad;
