@@ -653,15 +653,16 @@ static bool same_answer(const struct imp_ctrl *a, const struct imp_ctrl *b)
 	       (!a->data.len || !memcmp(a->data.data, b->data.data, a->data.len));
 }
 
+/* times 0: the last run of answers (after `later` ones, if any) */
 static void emit_rule(struct out *o, const struct imp_ctrl *c, size_t times,
-		      size_t runs)
+		      bool later)
 {
 	const uint8_t *s = c->setup;
 
 	if (times)
 		out(o, "    control {\t# %s (%zu time%s)\n", c->where, times,
 		    times > 1 ? "s" : "");
-	else if (runs > 1)
+	else if (later)
 		out(o, "    control {\t# %s (from then on)\n", c->where);
 	else
 		out(o, "    control {\t# %s\n", c->where);
@@ -729,8 +730,7 @@ static void emit_rules(struct out *o, const struct imp_dev *d)
 
 	for (i = 0; i < d->n_ctrls; i++) {
 		const struct imp_ctrl *c = &d->ctrls[i];
-		bool seen = false;
-		size_t runs = 0;
+		bool seen = false, later = false;
 
 		if (is_standard_handled(c->setup))
 			continue;
@@ -738,17 +738,6 @@ static void emit_rules(struct out *o, const struct imp_dev *d)
 			seen = !memcmp(d->ctrls[j].setup, c->setup, 6);
 		if (seen)
 			continue;
-		/* count the runs first: the last one is written without
-		 * `times`, and says so */
-		for (j = i; j < d->n_ctrls; j++) {
-			if (memcmp(d->ctrls[j].setup, c->setup, 6))
-				continue;
-			for (k = j + 1; k < d->n_ctrls &&
-			     memcmp(d->ctrls[k].setup, c->setup, 6); k++)
-				;
-			if (k >= d->n_ctrls || !same_answer(&d->ctrls[j], &d->ctrls[k]))
-				runs++;
-		}
 		for (j = i; j < d->n_ctrls; ) {
 			const struct imp_ctrl *first = &d->ctrls[j];
 			size_t n = 0, next = d->n_ctrls;
@@ -763,7 +752,8 @@ static void emit_rules(struct out *o, const struct imp_dev *d)
 				}
 				n++;
 			}
-			emit_rule(o, first, next < d->n_ctrls ? n : 0, runs);
+			emit_rule(o, first, next < d->n_ctrls ? n : 0, later);
+			later = true;
 			j = next;
 		}
 	}

@@ -997,10 +997,6 @@ static void hid_unavailable(struct lx *lx)
 
 /* ---- devices ---- */
 
-static void dev_discard(struct imp_set *set, struct imp_dev *d)
-{
-	imp_dev_drop(set, d);
-}
 
 /* bNumInterfaces, bNumEndpoints and wTotalLength made to match what the
  * paste holds (a cut paste, or lsusb's own view of the bytes) */
@@ -1134,7 +1130,7 @@ static void dev_end(struct lx *lx)
 	if (d->device.len != 18) {
 		if (!lx->unusable_line)
 			lx->unusable_line = line;
-		dev_discard(lx->set, d);
+		imp_dev_drop(lx->set, d);
 		lx->d = NULL;
 		return;
 	}

@@ -136,46 +136,10 @@ int repro_run_cmd(char *const argv[], const char *out_path,
 	return -EINTR;
 }
 
-/* The whole file, NUL-terminated; NULL (errno set) on failure. */
-char *repro_slurp(const char *path, size_t *len_out)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-
-	if (!f)
-		return NULL;
-	for (;;) {
-		size_t n;
-
-		if (cap - len < 4096) {
-			char *nb = realloc(buf, cap + 65536);
-
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = nb;
-			cap += 65536;
-		}
-		n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-		if (!n)
-			break;
-	}
-	fclose(f);
-	buf[len] = '\0';
-	if (len_out)
-		*len_out = len;
-	return buf;
-}
-
 int repro_copy_file(const char *from, const char *to)
 {
 	size_t len;
-	char *buf = repro_slurp(from, &len);
+	char *buf = fs_read_file(from, REPRO_MAX_FILE, &len);
 	FILE *f;
 	int ret = 0;
 
@@ -256,7 +220,7 @@ static int read_gadget(struct repro *rp)
 	snprintf(err, sizeof(err), "%s/gadget-dump.err", rp->work);
 	ret = repro_run_cmd(argv, out, err);
 	if (ret) {
-		char *e = repro_slurp(err, NULL);
+		char *e = fs_read_file(err, REPRO_MAX_FILE, NULL);
 
 		repro_err("%s does not load in usbrig-gadget (%s): %s",
 			rp->gadget, ret < 0 ? strerror(-ret) : "exit status",
@@ -264,7 +228,7 @@ static int read_gadget(struct repro *rp)
 		free(e);
 		return -EINVAL;
 	}
-	text = repro_slurp(out, NULL);
+	text = fs_read_file(out, REPRO_MAX_FILE, NULL);
 	if (!text)
 		return -errno;
 	for (line = strtok_r(text, "\n", &save); line;
@@ -312,7 +276,7 @@ static void read_reporter(struct repro *rp, const char *imp)
 	snprintf(err, sizeof(err), "%s/import-list.err", rp->work);
 	if (repro_run_cmd(argv, out, err))
 		return;
-	text = repro_slurp(out, NULL);
+	text = fs_read_file(out, REPRO_MAX_FILE, NULL);
 	if (!text)
 		return;
 	snprintf(id, sizeof(id), " %04x:%04x ", rp->dev.vid, rp->dev.pid);
@@ -362,7 +326,7 @@ static int import_dump(struct repro *rp)
 		goto imported;
 	}
 	ret = repro_run_cmd(argv, NULL, err);
-	e = repro_slurp(err, NULL);
+	e = fs_read_file(err, REPRO_MAX_FILE, NULL);
 	if (ret) {
 		/* its own `file:line: what` first, as it said it */
 		if (e && *e)
@@ -851,7 +815,7 @@ static int run_guest(struct repro *rp)
 	snprintf(saved, sizeof(saved), "%s/%s/report.txt", save_dir, rp->name);
 	repro_read_results(rp, saved, ktap);
 	if (!rp->r.ran && !rp->r.n_crash) {
-		char *l = repro_slurp(log, NULL);
+		char *l = fs_read_file(log, REPRO_MAX_FILE, NULL);
 		const char *tail = l ? l : "";
 		size_t n = strlen(tail);
 

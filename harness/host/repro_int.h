@@ -126,8 +126,8 @@ struct repro {
 /* ---- helpers (repro.c) ---- */
 
 void repro_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* The whole file, NUL-terminated; NULL (errno set) on failure. */
-char *repro_slurp(const char *path, size_t *len_out);
+/* the most repro reads of one of its files (fs_read_file) */
+#define REPRO_MAX_FILE	(64u << 20)
 /* argv with stdout/stderr to files (NULL: inherited): its exit status, or
  * -errno (-ENOEXEC: could not exec it, -EINTR: killed by a signal). */
 int repro_run_cmd(char *const argv[], const char *out_path,

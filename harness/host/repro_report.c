@@ -326,7 +326,7 @@ static void attribute_errors(struct repro *rp)
 static void parse_ktap(struct repro *rp, const char *path)
 {
 	struct repro_out *o = &rp->r;
-	char *text = repro_slurp(path, NULL), *line, *save = NULL;
+	char *text = fs_read_file(path, REPRO_MAX_FILE, NULL), *line, *save = NULL;
 	char *ex = NULL;
 	size_t len = 0;
 
@@ -379,7 +379,7 @@ static void parse_ktap(struct repro *rp, const char *path)
 /* The saved guest report (when it came back) and the child's KTAP. */
 void repro_read_results(struct repro *rp, const char *saved, const char *ktap)
 {
-	char *text = repro_slurp(saved, NULL);
+	char *text = fs_read_file(saved, REPRO_MAX_FILE, NULL);
 
 	if (text) {
 		parse_report(rp, text);
@@ -745,7 +745,7 @@ done:
 	snprintf(log, sizeof(log), "%s/out-check.log", rp->work);
 	ret = repro_run_cmd(argv, "/dev/null", log);
 	if (ret) {
-		char *e = repro_slurp(log, NULL);
+		char *e = fs_read_file(log, REPRO_MAX_FILE, NULL);
 
 		repro_err("%s does not pass usbrig --check: %s", spath,
 			e ? e : "");
