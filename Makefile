@@ -40,7 +40,7 @@ ALL_CFLAGS = $(WARN) $(CFLAGS) -MMD -MP -Igadgets $(EVENT_CFLAGS) \
 # Debian packages: build, test, and the guest (kernel, busybox, usbip tools)
 DEB_PACKAGES := gcc make pkg-config libevent-dev libcmocka-dev \
 	libusb-1.0-0-dev libpcap-dev tcpdump usbip usb.ids usbutils qemu-system-x86 \
-	linux-image-amd64 busybox-static kmod cpio socat linux-source-6.1 \
+	linux-image-amd64 busybox-static kmod cpio linux-source-6.1 \
 	bc bison flex libelf-dev libssl-dev groff-base perl
 
 # ---- gadgets/: the server library and usbrig-gadget ----
@@ -85,7 +85,7 @@ SOCKET_COMMON_OBJS := $(SOCKET_COMMON:%.c=$(BUILD)/%.o)
 EXAMPLES := $(wildcard gadgets/examples/*.gadget)
 
 .PHONY: all deps check check-unit check-socket check-tools check-asan \
-	check-vm check-vm-patched check-examples install clean demo demo-run \
+	check-vm check-vm-host check-vm-patched check-examples install clean demo demo-run \
 	bench
 
 all: $(GADGET_BIN) $(IMPORT_BIN) $(HOST_BIN) $(AGENT_BIN)
@@ -165,6 +165,7 @@ check: deps
 	$(MAKE) check-unit check-socket check-examples check-tools check-style
 	$(MAKE) check-asan
 	$(MAKE) check-vm
+	$(MAKE) check-vm-host
 	$(MAKE) check-import
 	$(MAKE) check-repro
 	$(MAKE) kernel
@@ -218,10 +219,40 @@ clean:
 SCENARIOS := $(wildcard tests/scenarios/*.scenario)
 DEMO_SCENARIOS := $(wildcard tests/demo/*.scenario)
 VM_BINS := $(HOST_BIN) $(AGENT_BIN) $(GADGET_BIN)
+# static programs the scenarios copy into the guest with `file`
+GUEST_TOOLS := $(BUILD)/tools/testusb $(BUILD)/tools/usb-timing
 USBRIG_FLAGS ?=
 
-check-vm: $(VM_BINS) $(BUILD)/tools/testusb
+check-vm: $(VM_BINS) $(GUEST_TOOLS)
 	$(HOST_BIN) $(USBRIG_FLAGS) --junit $(BUILD)/check-vm.xml $(SCENARIOS)
+
+# check-vm-host: the same suite with the gadgets served from the host
+# (--gadget-on-host), JUnit in $(BUILD)/check-vm-host.xml: the device-time
+# scenarios hold in both modes; scenarios whose gadgets need the guest
+# (`requires gadget in-guest`) are skipped with the reason.
+check-vm-host: $(VM_BINS) $(GUEST_TOOLS)
+	$(HOST_BIN) $(USBRIG_FLAGS) --gadget-on-host \
+		--junit $(BUILD)/check-vm-host.xml $(SCENARIOS)
+
+# soak-usbtest: the usbtest scenarios USBTEST_RUNS times in a row (20),
+# a boot each, with the kernel's default preemption; stops at the first
+# failure or hang (a scenario's timeout fails it).  KTAP per run in
+# $(BUILD)/soak-usbtest/.
+USBTEST_RUNS ?= 20
+USBTEST_SCENARIOS := tests/scenarios/usbtest-zero.scenario \
+	tests/scenarios/usbtest-zero-mod63.scenario
+
+.PHONY: soak-usbtest
+soak-usbtest: $(VM_BINS) $(GUEST_TOOLS)
+	@mkdir -p $(BUILD)/soak-usbtest
+	@for i in $$(seq $(USBTEST_RUNS)); do \
+		out=$(BUILD)/soak-usbtest/run-$$i.ktap; \
+		if ! $(HOST_BIN) $(USBRIG_FLAGS) $(USBTEST_SCENARIOS) >$$out 2>&1; then \
+			echo "soak-usbtest: run $$i of $(USBTEST_RUNS) failed, see $$out"; \
+			exit 1; \
+		fi; \
+		echo "soak-usbtest: run $$i of $(USBTEST_RUNS): $$(tail -1 $$out)"; \
+	done
 
 # check-vm-patched: the same suite on the patched kernel (`make kernel`
 # first: a no-op when it is built), JUnit in $(BUILD)/check-vm-patched.xml.
@@ -231,7 +262,7 @@ check-vm: $(VM_BINS) $(BUILD)/tools/testusb
 # KERNEL_FLAVOUR=kasan runs it on the KASAN + lockdep build.
 PATCHED_KERNEL = $(if $(filter default,$(KERNEL_FLAVOUR)),patched,patched-$(KERNEL_FLAVOUR))
 
-check-vm-patched: kernel $(VM_BINS) $(BUILD)/tools/testusb
+check-vm-patched: kernel $(VM_BINS) $(GUEST_TOOLS)
 	USBRIG_KERNEL_DIR=$(abspath $(KERNEL_OUT)) $(HOST_BIN) $(USBRIG_FLAGS) \
 		--kernel $(PATCHED_KERNEL) \
 		--junit $(BUILD)/check-vm-patched.xml $(SCENARIOS)
@@ -283,6 +314,12 @@ $(BUILD)/tools/testusb.c: $(LINUX_SOURCE_TAR)
 $(BUILD)/tools/testusb: $(BUILD)/tools/testusb.c
 	$(CC) -O2 -static -pthread -o $@ $<
 
+# usb-timing: times a device from inside the guest (tests/tools/usb-timing.c;
+# the device-time scenarios copy it in with `file`)
+$(BUILD)/tools/usb-timing: tests/tools/usb-timing.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -O2 -static -pthread -o $@ $<
+
 # check-style: the tree in kernel coding style, checked by the kernel's own
 # scripts/checkpatch.pl from the same linux-source-6.1 (extracted here,
 # never committed); tests/tools/style-check.sh says what it ignores and why.
@@ -304,14 +341,15 @@ check-style: $(CHECKPATCH)
 # Gadget Zero against the kernel's own export path (dummy_hcd + configfs
 # SourceSink + usbip-host + usbipd) side by side in one guest boot
 # (tests/bench/zero-vs-kernel.scenario, tests/tools/bench-zero.sh); then
-# once more with usbrig's gadget served from the host (--gadget-on-host).
-# `make bench` prints it first.
+# once more with usbrig's gadget served from the host (--gadget-on-host),
+# and each host figure as a share of the in-guest one.  `make bench`
+# prints it first.  docs/harness-design.md, "Where the device runs".
 BENCH_ZERO := tests/bench/zero-vs-kernel.scenario
 
 .PHONY: bench-zero
 bench: bench-zero
 
-bench-zero: $(VM_BINS) $(BUILD)/tools/testusb
+bench-zero: $(VM_BINS) $(GUEST_TOOLS)
 	@for mode in guest host; do \
 		flags=; [ $$mode = host ] && flags=--gadget-on-host; \
 		out=$(BUILD)/bench-zero-$$mode.ktap; \
@@ -319,12 +357,18 @@ bench-zero: $(VM_BINS) $(BUILD)/tools/testusb
 			2>$$out.log; \
 		st=$$?; \
 		sed 's/\\n/\n/g' $$out | grep '^bench-zero: ' | awk '!seen[$$0]++' | \
-			sed "s/^bench-zero: /bench-zero (gadget on $$mode): /"; \
+			sed "s/^bench-zero: /bench-zero (gadget on $$mode): /" | \
+			tee $(BUILD)/bench-zero-$$mode.txt; \
 		if [ $$st -ne 0 ]; then \
 			tail -5 $$out.log; \
 			echo "bench-zero: the $$mode run failed, see $$out"; exit 1; \
 		fi; \
 	done
+	@awk -F'usbrig | MB/s' '/: test /{ split($$0, t, ":"); \
+		key = t[2]; v = $$2 + 0; \
+		if (FILENAME ~ /guest/) g[key] = v; else if (g[key] > 0) \
+			printf "bench-zero: host/guest%s: %.2f\n", key, v / g[key] }' \
+		$(BUILD)/bench-zero-guest.txt $(BUILD)/bench-zero-host.txt
 
 # ---- regression corpus ----
 # check-regressions: for each kernel-patch/regressions/NNN-name/, build

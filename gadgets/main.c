@@ -267,6 +267,7 @@ static int do_serve(char **paths, int n, const char *addr, uint16_t port,
 {
 	struct event *sigint_ev = NULL, *sigterm_ev = NULL;
 	struct gd_device **models;
+	struct event_config *cfg;
 	struct event_base *base;
 	struct server *srv;
 	int i, ret, status = EXIT_FAILURE;
@@ -283,7 +284,14 @@ static int do_serve(char **paths, int n, const char *addr, uint16_t port,
 	signal(SIGPIPE, SIG_IGN);
 	raise_fd_limit();
 
-	base = event_base_new();
+	/* a device's `delay` is in ms: timerfd (precise) rather than
+	 * epoll_wait's millisecond timeout, which rounds up */
+	cfg = event_config_new();
+	if (cfg)
+		event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
+	base = cfg ? event_base_new_with_config(cfg) : NULL;
+	if (cfg)
+		event_config_free(cfg);
 	if (!base) {
 		fprintf(stderr, "usbrig-gadget: cannot create an event base\n");
 		goto err_models;

@@ -137,6 +137,15 @@ void proc_res_free(struct proc_res *res);
 /* The last max_lines lines of text, for fail messages. */
 const char *tail_lines(const char *text, size_t max_lines);
 
+/* ---- devcpu.c: the device's own vCPU ---- */
+/* Pick it: the last online CPU, or -1 (one CPU: nothing is pinned). */
+int devcpu_init(void);
+/* Pin pid (0: the caller) to it at SCHED_FIFO.  0 or -errno. */
+int devcpu_claim(pid_t pid);
+/* Claim every vhci_rx / vhci_tx thread.  0 or the first -errno. */
+int devcpu_claim_vhci(void);
+void devcpu_describe(char *buf, size_t size);
+
 /* ---- usb.c: gadget server, vhci ports, devices ---- */
 struct gadget {
 	char id[AG_ID_MAX];
@@ -163,6 +172,7 @@ struct scenario_ctx {
 
 extern struct scenario_ctx *cur;	/* the running scenario or NULL */
 extern const char *remote_host;		/* where gadgets are served */
+extern int remote_port;			/* its TCP port, 0: the server's */
 
 int usb_server_start(struct scenario_ctx *s, char *saw, size_t size);
 /* Reap the server without blocking; true if it died (sets server_dead). */

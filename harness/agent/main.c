@@ -10,9 +10,9 @@
  * there is none.  Line formats: docs/harness-design.md.  The agent's own
  * trouble goes to stderr, which /init leaves on the console.
  *
- * Kernel command line: usbrig.remote=ADDR makes the agent attach gadgets
- * served at ADDR (--gadget-on-host) instead of starting usbrig-gadget in
- * the guest.
+ * Kernel command line: usbrig.remote=ADDR:PORT makes the agent attach
+ * gadgets served at ADDR:PORT (--gadget-on-host) instead of starting
+ * usbrig-gadget in the guest.
  */
 #define _GNU_SOURCE
 #include "agent.h"
@@ -38,8 +38,6 @@
 #define DESC_MAX	600	/* of a result's description */
 
 static int out_fd = 1;
-/* --gadget-on-host: the basenames the host server exports, in busid order */
-static char remote_gadgets[2048];
 /* the plan's `kernel patched`: the host booted the kernel of kernel-patch/ */
 static bool host_says_patched;
 
@@ -206,11 +204,15 @@ static void cmdline_opts(void)
 	buf[n] = '\0';
 	for (tok = strtok_r(buf, " \n", &save); tok;
 	     tok = strtok_r(NULL, " \n", &save)) {
-		if (!strncmp(tok, "usbrig.gadgets=", 15)) {
-			strfmt(remote_gadgets, sizeof(remote_gadgets), "%s",
-			       tok + 15);
-		} else if (!strncmp(tok, "usbrig.remote=", 14)) {
+		if (!strncmp(tok, "usbrig.remote=", 14)) {
+			char *colon;
+
 			strfmt(remote, sizeof(remote), "%s", tok + 14);
+			colon = strrchr(remote, ':');
+			if (colon) {
+				*colon = '\0';
+				remote_port = atoi(colon + 1);
+			}
 			remote_host = remote;
 		}
 	}
@@ -227,28 +229,6 @@ static void write_sys(const char *path, const char *val)
 }
 
 /* ---- the plan ---- */
-
-/* The busid number the host server gives script (by basename), 0 if none. */
-static int remote_busid(const char *script)
-{
-	const char *bn = strrchr(script, '/'), *p = remote_gadgets;
-	size_t l;
-	int i = 1;
-
-	bn = bn ? bn + 1 : script;
-	l = strlen(bn);
-	for (;;) {
-		const char *c = strchr(p, ',');
-		size_t n = c ? (size_t)(c - p) : strlen(p);
-
-		if (n == l && !memcmp(p, bn, l))
-			return i;
-		if (!c)
-			return 0;
-		p = c + 1;
-		i++;
-	}
-}
 
 /* Split a copy of line (plan_split decodes in place, and a scenario's
  * lines are read more than once). */
@@ -320,16 +300,21 @@ static void run_scenario(char **lines, int nl)
 
 	for (i = 1; i < nl - 1; i++) {
 		n = split_copy(lines[i], copy, t);
-		if (n == 3 && !strcmp(t[0].s, "gadget") &&
+		/* `gadget ID "SCRIPT" [BUSID]`: BUSID when the host serves
+		 * it, else our own server's 1-1, 1-2, ... */
+		if ((n == 3 || n == 4) && !strcmp(t[0].s, "gadget") &&
 		    s->n_gadgets < AG_GADGETS_MAX) {
 			struct gadget *g = &s->g[s->n_gadgets];
 
 			strfmt(g->id, sizeof(g->id), "%s", t[1].s);
 			strfmt(g->script, sizeof(g->script), "%s", t[2].s);
 			s->n_gadgets++;
-			strfmt(g->busid, sizeof(g->busid), "1-%d",
-			       remote_gadgets[0] ? remote_busid(g->script) :
-			       s->n_gadgets);
+			if (n == 4)
+				strfmt(g->busid, sizeof(g->busid), "%s",
+				       t[3].s);
+			else
+				strfmt(g->busid, sizeof(g->busid), "1-%d",
+				       s->n_gadgets);
 			g->port = -1;
 		} else if (n == 2 && !strcmp(t[0].s, "require") &&
 			   !strcmp(t[1].s, "patched")) {
@@ -476,6 +461,7 @@ int main(int argc, char **argv)
 {
 	const char *plan_path = argc > 1 ? argv[1] : "/usbrig/plan";
 	struct utsname u;
+	char devcpu[64];
 	char *plan;
 	uint64_t t0 = now_us();
 
@@ -488,6 +474,8 @@ int main(int argc, char **argv)
 	ev_init();
 	trace_init();
 	cmdline_opts();
+	devcpu_init();
+	devcpu_describe(devcpu, sizeof(devcpu));
 	out_fd = open_port();
 	if (out_fd < 0) {
 		ag_log("no virtio port named %s: results go to stdout",
@@ -495,9 +483,10 @@ int main(int argc, char **argv)
 		out_fd = 1;
 	}
 	uname(&u);
-	out_diag("agent up: kernel %s, %.3f s since boot, port wait %llu ms, gadgets at %s, usb_core trace events %s%s",
+	out_diag("agent up: kernel %s, %.3f s since boot, port wait %llu ms, gadgets at %s, device side on %s, usb_core trace events %s%s",
 		 u.release, (double)t0 / 1e6,
 		 (unsigned long long)(now_us() - t0) / 1000, remote_host,
+		 devcpu,
 		 tr.on ? "on" : "off: ", tr.on ? "" : tr.why);
 
 	plan = fs_read_file(plan_path, PLAN_MAX, NULL);

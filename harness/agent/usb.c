@@ -38,6 +38,7 @@
 
 struct scenario_ctx *cur;
 const char *remote_host = "127.0.0.1";
+int remote_port;
 
 struct vhci_port {
 	int port;
@@ -170,7 +171,7 @@ int usb_server_start(struct scenario_ctx *s, char *saw, size_t size)
 	char port_file[64], val[32], log[1024];
 	char *argv[4 + AG_GADGETS_MAX];
 	uint64_t deadline;
-	int i, a = 0;
+	int i, ret, a = 0;
 	pid_t pid;
 
 	serial++;
@@ -201,6 +202,10 @@ int usb_server_start(struct scenario_ctx *s, char *saw, size_t size)
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
+		ret = devcpu_claim(0);
+		if (ret)
+			fprintf(stderr, "usbrig-agent: the device's vCPU: %s\n",
+				strerror(-ret));
 		execv(argv[0], argv);
 		_exit(127);
 	}
@@ -342,7 +347,8 @@ int usb_attach(struct scenario_ctx *s, struct gadget *g, int mode,
 			used_before[ports[i].port] = true;
 
 	strfmt(tcp_port, sizeof(tcp_port), "%d",
-		 s->server_port ? s->server_port : 3240);
+		 s->server_port ? s->server_port :
+		 remote_port ? remote_port : 3240);
 	ret = proc_run(argv, deadline_us, &r);
 	if (ret) {
 		strfmt(saw, size, "usbip: %s", strerror(-ret));
@@ -373,6 +379,10 @@ int usb_attach(struct scenario_ctx *s, struct gadget *g, int mode,
 			 g->busid);
 		return -1;
 	}
+	ret = devcpu_claim_vhci();
+	if (ret)
+		out_diag("%s: vhci_rx/vhci_tx stay where the scheduler puts them: %s",
+			 g->id, strerror(-ret));
 	if (mode == PLAN_NO_WAIT)
 		return 0;
 

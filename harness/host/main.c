@@ -49,7 +49,7 @@ static const char usage[] =
 "  --junit FILE         also write JUnit XML to FILE\n"
 "  --transcript         a readable step-by-step transcript, not KTAP\n"
 "  --bench              print timing figures (KTAP # lines) at the end\n"
-"  --gadget-on-host     serve gadgets from the host (guestfwd, debugging)\n"
+"  --gadget-on-host     serve gadgets from the host, not the guest's device vCPU\n"
 "  --timeout S          budget of scenarios without `timeout` (default 60)\n"
 "  --boot-timeout S     boot until the agent's first line (default 60)\n"
 "  --save-dir DIR       where `save` steps put relative host paths:\n"
@@ -707,7 +707,7 @@ int main(int argc, char **argv)
 	}
 	if (o.plan) {
 		for (i = 0; i < n; i++)
-			scenario_write_plan(stdout, sc[i]);
+			scenario_write_plan(stdout, sc[i], 0);
 		ret = 0;
 		goto out;
 	}

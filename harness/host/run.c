@@ -236,6 +236,10 @@ void run_preflight(struct scenario *const *sc, int n, struct report *r,
 					s->file, q->line, q->arg,
 					!strcmp(q->arg, "lsusb") ? "usbutils" :
 					q->arg);
+			if (q->kind == SC_REQ_GADGET_IN_GUEST &&
+			    o->gadget_on_host)
+				rp_skip(res, "%s:%d: its gadgets must be served in the guest (requires gadget in-guest), and --gadget-on-host serves them from the host",
+					s->file, q->line);
 			if (q->kind == SC_REQ_CONFIG &&
 			    config_set(o, q->arg) == 0)
 				rp_skip(res, "%s:%d: %s is not set in %s "
@@ -383,8 +387,9 @@ static int spawn_boot(struct run *ru, struct job *j)
 {
 	const struct run_opts *o = ru->o;
 	const char **gadgets = NULL, **modules = NULL, **tools = NULL;
+	const char **served = NULL;
 	struct initramfs_file *files = NULL;
-	size_t n_g = 0, n_m = 0, n_f = 0, n_t = 0;
+	size_t n_g = 0, n_m = 0, n_f = 0, n_t = 0, n_s = 0;
 	char plan[PATH_MAX + 96];
 	unsigned int max_t = 0;
 	struct vm_opts vo;
@@ -414,10 +419,11 @@ static int spawn_boot(struct run *ru, struct job *j)
 		goto err_all;
 	}
 	gadgets = calloc((size_t)n_rem * SC_GADGETS_MAX + 1, sizeof(*gadgets));
+	served = calloc((size_t)n_rem * SC_GADGETS_MAX + 1, sizeof(*served));
 	modules = calloc((size_t)n_rem * SC_STEPS_MAX + 1, sizeof(*modules));
 	files = calloc((size_t)n_rem * SC_FILES_MAX + 1, sizeof(*files));
 	tools = calloc((size_t)n_rem * 4 + 1, sizeof(*tools));
-	if (!gadgets || !modules || !files || !tools) {
+	if (!gadgets || !served || !modules || !files || !tools) {
 		fclose(f);
 		ret = -ENOMEM;
 		goto err_all;
@@ -429,11 +435,16 @@ static int spawn_boot(struct run *ru, struct job *j)
 	for (i = 0; i < n_rem; i++) {
 		const struct scenario *s = ru->sc[rem[i]];
 
-		ret = scenario_write_plan(f, s);
+		/* --gadget-on-host: each scenario's gadgets are devices of
+		 * their own on the host's server, in plan order */
+		ret = scenario_write_plan(f, s, o->gadget_on_host ?
+					  (int)n_s + 1 : 0);
 		if (ret) {
 			fclose(f);
 			goto err_all;
 		}
+		for (k = 0; o->gadget_on_host && k < s->n_gadgets; k++)
+			served[n_s++] = s->gadgets[k].path;
 		if (s->timeout_s > max_t)
 			max_t = s->timeout_s;
 		for (k = 0; k < s->n_gadgets; k++)
@@ -473,6 +484,8 @@ static int spawn_boot(struct run *ru, struct job *j)
 		.plan_path = plan,
 		.gadgets = gadgets,
 		.n_gadgets = n_g,
+		.served = served,
+		.n_served = n_s,
 		.files = files,
 		.n_files = n_f,
 		.modules = modules,
@@ -522,6 +535,7 @@ static int spawn_boot(struct run *ru, struct job *j)
 		fprintf(stderr, "usbrig: job %d boot %d: %d scenario(s), %s\n",
 			j->id, j->boot, n_rem, j->dir);
 	free(gadgets);
+	free(served);
 	free(modules);
 	free(files);
 	free(tools);
@@ -537,6 +551,7 @@ err_all:
 		fail_now(ru, j, rem[i], why);
 	}
 	free(gadgets);
+	free(served);
 	free(modules);
 	free(files);
 	free(tools);

@@ -72,7 +72,7 @@ struct sc_file {
 };
 
 enum sc_req_kind { SC_REQ_MODULE, SC_REQ_PATCHED, SC_REQ_CONFIG,
-		   SC_REQ_TOOL };
+		   SC_REQ_TOOL, SC_REQ_GADGET_IN_GUEST };
 
 struct sc_require {
 	enum sc_req_kind kind;
@@ -134,9 +134,12 @@ void scenario_free(struct scenario *s);
 /*
  * Write the scenario's plan (the `scenario` line, `gadget` lines, one
  * `step` line per step but `say`, and `end`).  Gadget files appear as
- * /usbrig/gadgets/<basename>.  Returns 0 or -errno.
+ * /usbrig/gadgets/<basename>.  remote_first > 0: the gadgets are served
+ * from the host as busids 1-remote_first, 1-(remote_first + 1), ... in
+ * scenario order, and each `gadget` line says its busid.  Returns 0 or
+ * -errno.
  */
-int scenario_write_plan(FILE *f, const struct scenario *s);
+int scenario_write_plan(FILE *f, const struct scenario *s, int remote_first);
 
 /* Format one step line (no newline) into buf; length or -ENOSPC. */
 int scenario_format_step(char *buf, size_t size, const struct scenario *s,

@@ -192,7 +192,7 @@ int scenario_save_path(char *buf, size_t size, const char *save_dir,
 	return n;
 }
 
-int scenario_write_plan(FILE *f, const struct scenario *s)
+int scenario_write_plan(FILE *f, const struct scenario *s, int remote_first)
 {
 	char buf[PLAN_LINE_MAX + 1];
 	char q[PLAN_LINE_MAX + 1];
@@ -215,7 +215,11 @@ int scenario_write_plan(FILE *f, const struct scenario *s)
 			 b ? b + 1 : s->gadgets[i].path);
 		if (plan_quote(q, sizeof(q), guest) < 0)
 			return -ENOSPC;
-		fprintf(f, "gadget %s %s\n", s->gadgets[i].id, q);
+		if (remote_first > 0)
+			fprintf(f, "gadget %s %s 1-%d\n", s->gadgets[i].id, q,
+				remote_first + i);
+		else
+			fprintf(f, "gadget %s %s\n", s->gadgets[i].id, q);
 	}
 	for (i = 0; i < s->n_steps; i++) {
 		if (s->steps[i].kind == PLAN_SAY)

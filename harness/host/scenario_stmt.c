@@ -219,8 +219,9 @@ static int p_requires(struct parser *ps, struct cur *c)
 	r = &s->reqs[s->n_reqs];
 	memset(r, 0, sizeof(*r));
 	r->line = c->line;
-	ret = cur_bare(c, "`module NAME`, `kernel patched`, `config NAME` or "
-		       "`tool NAME`", buf, sizeof(buf), &at);
+	ret = cur_bare(c, "`module NAME`, `kernel patched`, `config NAME`, "
+		       "`tool NAME` or `gadget in-guest`", buf, sizeof(buf),
+		       &at);
 	if (ret)
 		return ret;
 	if (!strcmp(buf, "tool")) {
@@ -278,9 +279,17 @@ static int p_requires(struct parser *ps, struct cur *c)
 		if (strcmp(buf, "patched"))
 			return cur_fail(c, at, "unknown kernel requirement "
 					"'%s' (known: patched)", buf);
+	} else if (!strcmp(buf, "gadget")) {
+		r->kind = SC_REQ_GADGET_IN_GUEST;
+		ret = cur_bare(c, "`in-guest`", buf, sizeof(buf), &at);
+		if (ret)
+			return ret;
+		if (strcmp(buf, "in-guest"))
+			return cur_fail(c, at, "unknown gadget requirement "
+					"'%s' (known: in-guest)", buf);
 	} else {
 		return cur_fail(c, at, "unknown requirement '%s' (known: "
-				"module, kernel, config, tool)", buf);
+				"module, kernel, config, tool, gadget)", buf);
 	}
 	r->col = cur_col(c, at);
 	s->n_reqs++;

@@ -36,8 +36,10 @@ struct vm_opts {
 	const char *work_dir;		/* this boot's console.log etc. */
 	unsigned int boot_timeout_s;	/* until the agent's first line */
 	unsigned int idle_timeout_s;	/* max silence between result lines */
-	bool gadget_on_host;		/* serve gadgets from the host via
-					 * guestfwd to 127.0.0.1 (debugging) */
+	bool gadget_on_host;		/* serve gadgets from the host */
+	const char *const *served;	/* with it: the server's gadgets, in
+					 * busid order (1-1, 1-2, ...) */
+	size_t n_served;
 	int verbose;
 };
 

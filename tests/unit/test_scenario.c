@@ -81,7 +81,7 @@ static char *plan_of(const struct scenario *s)
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	assert_int_equal(scenario_write_plan(f, s), 0);
+	assert_int_equal(scenario_write_plan(f, s, 0), 0);
 	fclose(f);
 	return buf;
 }
@@ -355,7 +355,7 @@ static void test_errors(void **state)
 		  "'.')");
 	parse_err("requires firmware x\n",
 		  "t.scenario:1:10: unknown requirement 'firmware' (known: "
-		  "module, kernel, config, tool)");
+		  "module, kernel, config, tool, gadget)");
 	parse_err("modprobe \"usb-storage\"\n",
 		  "t.scenario:1:10: expected a module name, not a quoted "
 		  "string");
@@ -755,7 +755,7 @@ static void test_save(void **state)
 	parse_err("requires tool gdb\nrun \"x\"\n",
 		  "t.scenario:1:15: unknown tool 'gdb' (known: lsusb, tcpdump)");
 	parse_err("requires toolz lsusb\nrun \"x\"\n",
-		  "t.scenario:1:10: unknown requirement 'toolz' (known: module, kernel, config, tool)");
+		  "t.scenario:1:10: unknown requirement 'toolz' (known: module, kernel, config, tool, gadget)");
 }
 
 /* The patched kernel's statements: requirements, `expect probe`,
@@ -841,6 +841,11 @@ static void test_patched(void **state)
 	parse_err("write /a b expect EPROBE_DEFER\n",
 		  "t.scenario:1:19: a write never fails with EPROBE_DEFER (a "
 		  "bind reports it as EAGAIN)");
+	parse_err("requires gadget on-host\n",
+		  "t.scenario:1:17: unknown gadget requirement 'on-host' "
+		  "(known: in-guest)");
+	parse_err("requires gadget\n",
+		  "t.scenario:1:16: expected `in-guest`");
 	parse_err("requires config dynamic_debug\n",
 		  "t.scenario:1:17: bad config option 'dynamic_debug' (e.g. "
 		  "DYNAMIC_DEBUG or CONFIG_DYNAMIC_DEBUG)");
