@@ -138,7 +138,8 @@ void proc_res_free(struct proc_res *res);
 const char *tail_lines(const char *text, size_t max_lines);
 
 /* ---- devcpu.c: the device's own vCPU ---- */
-/* Pick it: the last online CPU, or -1 (one CPU: nothing is pinned). */
+/* Pick it: the last online CPU, or -1 (one CPU: nothing is pinned); the
+ * agent, and what it starts, then keeps to the other CPUs. */
 int devcpu_init(void);
 /* Pin pid (0: the caller) to it at SCHED_FIFO.  0 or -errno. */
 int devcpu_claim(pid_t pid);

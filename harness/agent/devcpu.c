@@ -7,11 +7,14 @@
  * usbrig-gadget (when it is served in the guest) and vhci-hcd's vhci_rx
  * and vhci_tx threads, the software that stands in for the bus and the
  * host controller's interrupt, are pinned there at SCHED_FIFO priority
- * DEVCPU_PRIO.  The drivers under test, the tools and the agent are left
- * to the scheduler: when the guest kernel spins on a CPU waiting for the
- * device (usbtest's unlink retry, a driver's mdelay() poll), the device
- * still answers and vhci still completes the URB, as a real controller's
- * interrupt would.  docs/harness-design.md, "Where the device runs".
+ * DEVCPU_PRIO.  The agent, and so every program it starts (the usbip
+ * tools, a scenario's commands, testusb), keeps off it: a task spinning in
+ * the kernel without a preemption point (usbtest's unlink retry, a
+ * driver's mdelay() poll) would hold that vCPU against the FIFO threads
+ * too, the kernel's default preemption being voluntary.  So when the guest
+ * spins waiting for the device, the device still answers and vhci still
+ * completes the URB, as a real controller's interrupt would.
+ * docs/harness-design.md, "Where the device runs".
  *
  * A guest with one CPU (a kernel without SMP) keeps the old layout: the
  * device shares the only vCPU, and the agent's first diag line says so.
@@ -36,8 +39,17 @@ static int dev_cpu = -1;
 int devcpu_init(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t rest;
 
 	dev_cpu = n >= 2 ? (int)n - 1 : -1;
+	if (dev_cpu < 0)
+		return -1;
+	CPU_ZERO(&rest);
+	for (int i = 0; i < dev_cpu; i++)
+		CPU_SET(i, &rest);
+	if (sched_setaffinity(0, sizeof(rest), &rest))
+		ag_log("keeping off the device's vCPU %d: %s", dev_cpu,
+		       strerror(errno));
 	return dev_cpu;
 }
 

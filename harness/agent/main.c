@@ -210,8 +210,14 @@ static void cmdline_opts(void)
 			strfmt(remote, sizeof(remote), "%s", tok + 14);
 			colon = strrchr(remote, ':');
 			if (colon) {
+				unsigned long port = 0;
+
 				*colon = '\0';
-				remote_port = atoi(colon + 1);
+				if (plan_parse_uint(colon + 1, 65535, &port) ||
+				    !port)
+					ag_log("usbrig.remote: bad port '%s'",
+					       colon + 1);
+				remote_port = (int)port;
 			}
 			remote_host = remote;
 		}
@@ -265,6 +271,15 @@ static const char *server_exit(const struct scenario_ctx *s, char *buf,
 	return buf;
 }
 
+/* A busid as the host's server gives them: "1-N", N a USB address. */
+static bool busid_ok(const char *s)
+{
+	unsigned long n;
+
+	return !strncmp(s, "1-", 2) && !plan_parse_uint(s + 2, 127, &n) &&
+	       n > 0;
+}
+
 /*
  * Run one scenario: lines[0] is its `scenario` line, lines[n-1] its `end`.
  * Steps after a failure are skipped; cleanup always runs.  `require
@@ -278,6 +293,7 @@ static void run_scenario(char **lines, int nl)
 	char copy[PLAN_LINE_MAX + 1];
 	struct scenario_ctx *s;
 	char saw[AG_TEXT_MAX], skip_why[AG_TEXT_MAX] = "";
+	char bad_busid[AG_ID_MAX + 32] = "";
 	bool failed = false, need_patched = false;
 	unsigned long to = 60000;
 	int n, i;
@@ -309,10 +325,14 @@ static void run_scenario(char **lines, int nl)
 			strfmt(g->id, sizeof(g->id), "%s", t[1].s);
 			strfmt(g->script, sizeof(g->script), "%s", t[2].s);
 			s->n_gadgets++;
-			if (n == 4)
+			if (n == 4) {
 				strfmt(g->busid, sizeof(g->busid), "%s",
 				       t[3].s);
-			else
+				if (!busid_ok(t[3].s))
+					strfmt(bad_busid, sizeof(bad_busid),
+					       "gadget %s: bad busid '%.16s'",
+					       g->id, t[3].s);
+			} else
 				strfmt(g->busid, sizeof(g->busid), "1-%d",
 				       s->n_gadgets);
 			g->port = -1;
@@ -323,7 +343,11 @@ static void run_scenario(char **lines, int nl)
 	}
 
 	saw[0] = '\0';
-	if (need_patched && !tr.on) {
+	if (bad_busid[0]) {
+		strfmt(saw, sizeof(saw), "the plan: %s", bad_busid);
+		failed = true;
+	}
+	if (!failed && need_patched && !tr.on) {
 		if (host_says_patched) {
 			strfmt(saw, sizeof(saw), "the host booted the patched kernel (--kernel patched), but %s",
 			       tr.why);

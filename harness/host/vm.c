@@ -795,7 +795,8 @@ enum vm_end vm_run(const struct vm_opts *o, const struct vm_cb *cb)
 
 	strfmt(append, sizeof(append), "console=ttyS0 panic=-1 loglevel=5");
 	strcpy(nic, "none");
-	if (o->gadget_on_host) {
+	/* a boot whose scenarios have no gadget needs no server */
+	if (o->gadget_on_host && o->n_served) {
 		int port = host_server_start(o, &gadget);
 
 		if (port < 0)

@@ -186,31 +186,51 @@ static int cmd_delay(const char *dev, double ms, double tol)
 
 struct reaper {
 	int fd;
+	struct usbdevfs_urb *urb;
 	double done_ms;
 	int status;
 };
 
-static void pin(pid_t pid, int cpu, int policy, int prio)
+/* 0, or -errno (-ESRCH: the task is gone, which a caller may ignore) */
+static int pin(pid_t pid, int cpu, int policy, int prio)
 {
 	struct sched_param sp = { .sched_priority = prio };
 	cpu_set_t set;
 
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
-	if (sched_setaffinity(pid, sizeof(set), &set))
-		die("sched_setaffinity");
-	if (sched_setscheduler(pid, policy, &sp))
-		die("sched_setscheduler");
+	if (sched_setaffinity(pid, sizeof(set), &set) ||
+	    sched_setscheduler(pid, policy, &sp))
+		return -errno;
+	return 0;
 }
 
+static void pin_self(int cpu, int policy, int prio)
+{
+	errno = -pin(0, cpu, policy, prio);
+	if (errno)
+		die("pin to a CPU");
+}
+
+/* Polls, so that a device that never answers costs a message, not a
+ * hang: after IO_TIMEOUT_MS the URB is discarded. */
 static void *reap(void *arg)
 {
 	struct reaper *r = arg;
 	struct usbdevfs_urb *u = NULL;
+	double deadline = now_ms() + IO_TIMEOUT_MS;
 
-	if (ioctl(r->fd, USBDEVFS_REAPURB, &u)) {
-		r->status = -errno;
-		return NULL;
+	while (ioctl(r->fd, USBDEVFS_REAPURBNDELAY, &u)) {
+		if (errno != EAGAIN) {
+			r->status = -errno;
+			return NULL;
+		}
+		if (now_ms() > deadline) {
+			r->status = -ETIMEDOUT;
+			ioctl(r->fd, USBDEVFS_DISCARDURB, r->urb);
+			return NULL;
+		}
+		usleep(100);
 	}
 	r->done_ms = now_ms();
 	r->status = u ? u->status : -EIO;
@@ -222,7 +242,7 @@ static void starve(void)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
-	int moved = 0;
+	int moved = 0, r;
 
 	if (!d)
 		die("/proc");
@@ -242,7 +262,12 @@ static void starve(void)
 		if (strcmp(comm, "usbrig-gadget\n") &&
 		    strcmp(comm, "vhci_rx\n") && strcmp(comm, "vhci_tx\n"))
 			continue;
-		pin(atoi(e->d_name), 0, SCHED_OTHER, 0);
+		r = pin(atoi(e->d_name), 0, SCHED_OTHER, 0);
+		if (r == -ESRCH)
+			continue;
+		errno = -r;
+		if (r)
+			die("move a device-side task");
 		moved++;
 	}
 	closedir(d);
@@ -260,7 +285,7 @@ static int cmd_busy(const char *dev, double spin_ms, int starving)
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int fd = open_dev(dev), dev_cpu = (int)ncpu - 1;
 	double usual[USUAL_COUNT], u, t0, t_end, took;
-	struct reaper r = { .fd = fd, .status = 1 };
+	struct reaper r = { .fd = fd, .urb = &urb, .status = 1 };
 	pthread_t th;
 	pthread_attr_t at;
 	cpu_set_t set;
@@ -284,18 +309,20 @@ static int cmd_busy(const char *dev, double spin_ms, int starving)
 	pthread_attr_init(&at);
 	CPU_ZERO(&set);
 	CPU_SET(dev_cpu, &set);
-	pthread_attr_setaffinity_np(&at, sizeof(set), &set);
-	pin(0, 0, SCHED_OTHER, 0);
+	errno = pthread_attr_setaffinity_np(&at, sizeof(set), &set);
+	if (errno)
+		die("pthread_attr_setaffinity_np");
+	pin_self(0, SCHED_OTHER, 0);
 	if (ioctl(fd, USBDEVFS_SUBMITURB, &urb))
 		die("submit");
 	t0 = now_ms();
 	if (pthread_create(&th, &at, reap, &r))
 		die("pthread_create");
-	pin(0, 0, SCHED_FIFO, SPIN_PRIO);
+	pin_self(0, SCHED_FIFO, SPIN_PRIO);
 	while (now_ms() < t0 + spin_ms)
 		;
 	t_end = now_ms();
-	pin(0, 0, SCHED_OTHER, 0);
+	pin_self(0, SCHED_OTHER, 0);
 	pthread_join(th, NULL);
 	close(fd);
 	if (r.status) {
