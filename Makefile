@@ -61,7 +61,10 @@ PCAP_LIBS := -lpcap
 # One library per side (all but main.c), as for gadgets/: the programs
 # and the unit tests link the same objects.
 HOST_SRCS := $(filter-out harness/host/main.c,$(wildcard harness/host/*.c))
-HOST_OBJS := $(HOST_SRCS:%.c=$(BUILD)/%.o)
+# census-probe.sh, the census's guest side, is built into usbrig as a
+# C string (census.c writes it out for each census)
+CENSUS_PROBE_C := $(BUILD)/gen/census_probe_sh.c
+HOST_OBJS := $(HOST_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/census_probe_sh.o
 HOST_LIB := $(BUILD)/libusbrig-host.a
 HOST_BIN := $(BUILD)/usbrig
 AGENT_SRCS := $(filter-out harness/agent/main.c,$(wildcard harness/agent/*.c))
@@ -111,6 +114,19 @@ $(IMPORT_BIN): $(BUILD)/gadgets/import/main.o $(IMPORT_LIB) $(GADGET_LIB)
 $(BUILD)/harness/%.o: harness/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Iharness/common $(USB_CFLAGS) -c -o $@ $<
+
+$(CENSUS_PROBE_C): harness/host/census-probe.sh
+	@mkdir -p $(dir $@)
+	sh -n $<
+	{ echo '/* generated from $< by the Makefile */'; \
+	  echo 'extern const char census_probe_sh[];'; \
+	  echo 'const char census_probe_sh[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; \
+	  echo ';'; } >$@.tmp
+	mv $@.tmp $@
+
+$(BUILD)/gen/census_probe_sh.o: $(CENSUS_PROBE_C)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(HOST_LIB): $(HOST_OBJS)
 	@rm -f $@

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "initramfs.h"
+#include "census.h"
 #include "repro.h"
 #include "report.h"
 #include "run.h"
@@ -633,6 +634,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "repro"))
 		return repro_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "census"))
+		return census_main(argc - 1, argv + 1);
 	if (parse_opts(argc, argv, &o))
 		return EXIT_USAGE;
 	if (optind == argc) {

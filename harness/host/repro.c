@@ -47,6 +47,7 @@
 #include "../common/plan.h"
 #include "../common/fsutil.h"
 #include "initramfs.h"
+#include "modlist.h"
 #include "scenario.h"
 
 
@@ -85,13 +86,6 @@ static bool ends_with(const char *s, const char *tail)
 	size_t n = strlen(s), m = strlen(tail);
 
 	return n >= m && !strcmp(s + n - m, tail);
-}
-
-void repro_norm_module(char *s)
-{
-	for (; *s; s++)
-		if (*s == '-')
-			*s = '_';
 }
 
 /* ---- child processes ---- */
@@ -403,51 +397,12 @@ static int resolve_kernel(struct repro *rp)
 
 static FILE *open_modlist(const struct repro *rp, const char *list)
 {
-	char path[PATH_MAX * 2];
-
-	snprintf(path, sizeof(path), "%s/lib/modules/%s/%s", rp->mods_root,
-		 rp->kver, list);
-	return fopen(path, "r");
+	return modlist_open(rp->mods_root, rp->kver, list);
 }
 
-/*
- * Is module `name` loadable (1: in modules.dep), built in (2), or
- * unknown (0)?  -ENOENT when modules.dep cannot be read.
- */
 static int module_kind(const struct repro *rp, const char *name)
 {
-	static const char *const lists[] = { "modules.dep", "modules.builtin" };
-	char want[64], line[1024];
-	int i;
-
-	snprintf(want, sizeof(want), "%s", name);
-	repro_norm_module(want);
-	for (i = 0; i < 2; i++) {
-		FILE *f = open_modlist(rp, lists[i]);
-
-		if (!f) {
-			if (i == 0)
-				return -ENOENT;
-			continue;
-		}
-		while (fgets(line, sizeof(line), f)) {
-			char *base, *dot;
-
-			line[strcspn(line, ":\n")] = '\0';
-			base = strrchr(line, '/');
-			base = base ? base + 1 : line;
-			dot = strstr(base, ".ko");
-			if (dot)
-				*dot = '\0';
-			repro_norm_module(base);
-			if (!strcmp(base, want)) {
-				fclose(f);
-				return i + 1;
-			}
-		}
-		fclose(f);
-	}
-	return 0;
+	return modlist_kind(rp->mods_root, rp->kver, name);
 }
 
 static void add_module(struct repro *rp, const char *m)
@@ -509,7 +464,7 @@ static int driver_module(struct repro *rp)
 	} else {
 		snprintf(cand, sizeof(cand), "%s", rp->o.driver);
 	}
-	repro_norm_module(cand);
+	modlist_norm(cand);
 	k = module_kind(rp, cand);
 	if (k == 0 && !rp->o.module) {
 		size_t n = strlen(cand);

@@ -133,7 +133,6 @@ void repro_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int repro_run_cmd(char *const argv[], const char *out_path,
 		  const char *err_path);
 int repro_copy_file(const char *from, const char *to);
-void repro_norm_module(char *s);
 bool repro_is_name(const char *s);
 
 /* ---- what came back (repro_report.c) ---- */

@@ -16,42 +16,16 @@
 #include "../common/fsutil.h"
 #include "../common/plan.h"
 #include "repro_int.h"
+#include "klog.h"
+#include "modlist.h"
 #include "scenario.h"
 
 /* ---- 4. what came back ---- */
-
-static const char *const crash_marks[] = {
-	"BUG:", "WARNING:", "INFO: task", "general protection fault",
-	"Kernel panic", "kernel BUG", "UBSAN:", "KASAN:", "list_add corruption",
-	"list_del corruption", "Unable to handle kernel", "Oops:", NULL,
-};
-
-static bool crash_line(const char *s)
-{
-	int i;
-
-	for (i = 0; crash_marks[i]; i++)
-		if (strstr(s, crash_marks[i]))
-			return true;
-	return false;
-}
 
 static void add_crash(struct repro_out *o, const char *text)
 {
 	if (o->n_crash < REPRO_CRASH_MAX)
 		o->crash[o->n_crash++] = strdup(text);
-}
-
-/* "[   12.345678] text" -> "text" */
-static const char *strip_time(const char *s)
-{
-	if (*s == '[') {
-		const char *e = strchr(s, ']');
-
-		if (e)
-			return e[1] == ' ' ? e + 2 : e + 1;
-	}
-	return s;
 }
 
 /* Is name an interface of the device ("3-1:1.0")? Its number, or -1. */
@@ -89,64 +63,21 @@ static void add_perr(struct repro_out *o, enum repro_phase ph,
 		return;
 	pe = &o->perr[o->n_perr++];
 	pe->phase = ph;
-	snprintf(pe->intf, sizeof(pe->intf), "%s", intf);
+	snprintf(pe->intf, sizeof(pe->intf), "%.31s", intf);
 	snprintf(pe->drv, sizeof(pe->drv), "%s", drv);
 	pe->err = err;
 	snprintf(pe->line, sizeof(pe->line), "%s", line);
 }
 
-/*
- * A probe failure in one kernel log line (drivers/base/dd.c):
- *	6.1:	"DRV: probe of INTF failed with error -E"
- *	6.3+:	"DRV INTF: probe with driver DRV failed with error -E"
- *	initcall_debug: "probe of INTF returned E after T usecs" (the sign
- *	varies by version; the driver is not named; 0 is a success)
- */
+/* A probe failure in the kernel log line s, for phase ph. */
 static void scan_probe_line(struct repro_out *o, enum repro_phase ph,
 			    const char *s)
 {
 	char intf[64], drv[64];
-	const char *p;
 	int e;
 
-	p = strstr(s, ": probe of ");
-	if (p &&
-	    sscanf(p, ": probe of %63s failed with error -%d", intf, &e) == 2) {
-		snprintf(drv, sizeof(drv), "%.*s", (int)(p - s), s);
-		if (!strchr(drv, ' '))
-			add_perr(o, ph, intf, drv, e, s);
-		return;
-	}
-	p = strstr(s, ": probe with driver ");
-	if (p &&
-	    sscanf(p, ": probe with driver %63s failed with error -%d", drv,
-		   &e) == 2) {
-		const char *sp = memrchr(s, ' ', (size_t)(p - s));
-
-		snprintf(intf, sizeof(intf), "%.*s",
-			 (int)(p - (sp ? sp + 1 : s)), sp ? sp + 1 : s);
+	if (klog_probe_error(s, intf, drv, &e))
 		add_perr(o, ph, intf, drv, e, s);
-		return;
-	}
-	p = strstr(s, "probe of ");
-	if (p &&
-	    sscanf(p, "probe of %63s returned %d after", intf, &e) == 2 && e)
-		add_perr(o, ph, intf, "", e < 0 ? -e : e, s);
-}
-
-/* The errno of a busybox "sh: write error: Invalid argument". */
-static int errno_of_text(const char *t)
-{
-	const char *p = strstr(t, "write error: ");
-	int e;
-
-	if (!p)
-		return -1;
-	p += 13;
-	for (e = 1; e < 134; e++)
-		if (!strncmp(p, strerror(e), strlen(strerror(e))))
-			return e;
-	return -1;
 }
 
 static void parse_report(struct repro *rp, char *text)
@@ -165,7 +96,7 @@ static void parse_report(struct repro *rp, char *text)
 		int num, cls;
 
 		if (in_dmesg) {
-			const char *s = strip_time(line);
+			const char *s = klog_strip_time(line);
 
 			if (strstr(s, "usbrig-repro: attach")) {
 				seen_mark = true;
@@ -196,7 +127,7 @@ static void parse_report(struct repro *rp, char *text)
 				}
 				continue;
 			}
-			if (crash_line(s)) {
+			if (klog_report_line(s)) {
 				excerpt = strdup(s);
 				ex_len = excerpt ? strlen(excerpt) : 0;
 				if (excerpt) {
@@ -245,7 +176,7 @@ static void parse_report(struct repro *rp, char *text)
 			o->newid_tried = true;
 			snprintf(o->newid_text, sizeof(o->newid_text), "%s",
 				 t ? t + 1 : "");
-			o->newid_err = num ? errno_of_text(o->newid_text) : 0;
+			o->newid_err = num ? klog_errno_of_text(o->newid_text) : 0;
 		} else if (sscanf(line, "usbdrv %63s %63s", a, b) >= 1) {
 			void *nv = realloc(o->usbdrv, sizeof(*o->usbdrv) *
 					   (size_t)(o->n_usbdrv + 1));
@@ -276,7 +207,7 @@ static bool drv_in_module(const char (*d)[64], const char *mod)
 	char name[64];
 
 	snprintf(name, sizeof(name), "%s", d[0]);
-	repro_norm_module(name);
+	modlist_norm(name);
 	if (!strcmp(name, mod))
 		return true;
 	return strcmp(d[1], "usbserial") && !strcmp(d[1], mod);

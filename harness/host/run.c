@@ -473,6 +473,13 @@ static int spawn_boot(struct run *ru, struct job *j)
 			if (s->steps[k].kind == PLAN_MODPROBE &&
 			    !in_list(modules, n_m, s->steps[k].path))
 				modules[n_m++] = s->steps[k].path;
+		/* a required module is in the guest even when only a
+		 * command loads it (modprobe by modalias, as udev would) */
+		for (k = 0; k < s->n_reqs; k++)
+			if (s->reqs[k].kind == SC_REQ_MODULE &&
+			    n_m < (size_t)n_rem * SC_STEPS_MAX &&
+			    !in_list(modules, n_m, s->reqs[k].arg))
+				modules[n_m++] = s->reqs[k].arg;
 	}
 	if (fclose(f)) {
 		ret = -EIO;

@@ -1,0 +1,184 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# census-probe - the guest side of `usbrig census` (busybox sh).  Embedded
+# in usbrig at build time (the Makefile turns it into a C string) and put
+# in the guest by every census scenario; harness/host/census.c writes the
+# steps that call it, census_report.c reads what it records.
+#
+#   census-probe begin MOD            note /dev and the loaded modules
+#   census-probe static K VID PID     load what the device's modaliases
+#                                     name (as udev would), record
+#   census-probe unload               unload what was loaded since begin
+#   census-probe newid K VID PID MOD [CLASS]
+#                                     load MOD by name, write new_id on
+#                                     its drivers' bus, record, remove_id
+#   census-probe replug K VID PID     record (after remove_id and re-plug)
+#   census-probe end                  the kernel log since begin
+#
+# Records go to /tmp/census/report.txt, one per line:
+#   nodev PHASE K                     the device never showed up
+#   drivers PHASE K BUS:NAME...       MOD's drivers (/sys/module/MOD/drivers)
+#   intf PHASE K NUM CLASS NAME DRIVER
+#   node PHASE K PATH                 a device node that appeared
+#   newid K PATH STATUS TEXT          one new_id write (STATUS 0: it took)
+#   newid-none K WHY                  no new_id to write
+#   removeid K PATH STATUS TEXT
+#   removeid-none K WHY               the driver has no remove_id
+#   dmesg                             then the kernel log, to the end
+# PHASE: static, newid-before (MOD loaded, before the write), newid, replug.
+
+out=/tmp/census/report.txt
+dir=/tmp/census
+mkdir -p $dir
+
+find_dev() {
+	for d in /sys/bus/usb/devices/*; do
+		[ -f $d/idVendor ] || continue
+		[ "$(cat $d/idVendor)" = $1 ] || continue
+		[ "$(cat $d/idProduct)" = $2 ] || continue
+		case "$(readlink -f $d)" in
+		*vhci_hcd*) echo ${d##*/}; return 0;;
+		esac
+	done
+	return 1
+}
+
+# the device, once enumerated (its usb driver bound), within 10 s
+wait_dev() {
+	n=0
+	while [ $n -lt 100 ]; do
+		dev=$(find_dev $1 $2) && [ -L /sys/bus/usb/devices/$dev/driver ] &&
+			return 0
+		sleep 0.1
+		n=$((n + 1))
+	done
+	dev=$(find_dev $1 $2)
+}
+
+snap() {
+	for i in /sys/bus/usb/devices/$1/$1:*; do
+		[ -f $i/bInterfaceNumber ] || continue
+		drv=none
+		[ -L $i/driver ] && drv=$(basename $(readlink $i/driver))
+		echo "$(cat $i/bInterfaceNumber) $(cat $i/bInterfaceClass) ${i##*/} $drv"
+	done
+}
+
+# until the interfaces' drivers stay the same for 0.3 s (at most 5 s)
+settle() {
+	a=$(snap $1)
+	n=0
+	while [ $n -lt 25 ]; do
+		sleep 0.3
+		b=$(snap $1)
+		[ "$a" = "$b" ] && break
+		a=$b
+		n=$((n + 1))
+	done
+}
+
+record() {	# record PHASE K DEV MOD
+	snap $3 | sed "s/^/intf $1 $2 /" >>$out
+	echo "drivers $1 $2" $(ls /sys/module/$4/drivers 2>/dev/null) >>$out
+	# new nodes, but the device's own usbfs node
+	find /dev | sort >$dir/dev1
+	grep -vxF -f $dir/dev0 $dir/dev1 | grep -v '^/dev/bus/usb' |
+		sed "s/^/node $1 $2 /" >>$out
+}
+
+mark() {
+	echo "usbrig-census: $*" >/dev/kmsg
+}
+
+case $1 in
+begin)
+	: >$out
+	echo $2 >$dir/module
+	find /dev | sort >$dir/dev0
+	cut -d' ' -f1 /proc/modules | sort >$dir/mods0
+	mark begin $2
+	;;
+static)
+	mark static $2
+	if ! wait_dev $3 $4; then
+		echo "nodev static $2" >>$out
+		exit 0
+	fi
+	for i in /sys/bus/usb/devices/$dev/$dev:*; do
+		[ -f $i/modalias ] && modprobe -q "$(cat $i/modalias)"
+	done
+	settle $dev
+	record static $2 $dev "$(cat $dir/module)"
+	;;
+unload)
+	for pass in 1 2 3; do
+		for m in $(cut -d' ' -f1 /proc/modules | sort | grep -vxF -f $dir/mods0); do
+			rmmod $m 2>/dev/null
+		done
+	done
+	;;
+newid)
+	k=$2 vid=$3 pid=$4 mod=$5 cls=$6
+	mark newid $k
+	if ! wait_dev $vid $pid; then
+		echo "nodev newid $k" >>$out
+		exit 0
+	fi
+	modprobe -q $mod
+	settle $dev
+	record newid-before $k $dev $mod
+	# a usb-serial driver takes its ids on the usb-serial bus (which
+	# passes them on to its usb driver); any other on the usb bus
+	paths=
+	for d in $(ls /sys/module/$mod/drivers 2>/dev/null); do
+		case $d in
+		usb-serial:*) p=/sys/bus/usb-serial/drivers/${d#usb-serial:}/new_id
+			[ -e $p ] && paths="$paths $p";;
+		esac
+	done
+	if [ -z "$paths" ]; then
+		for d in $(ls /sys/module/$mod/drivers 2>/dev/null); do
+			case $d in
+			usb:*) p=/sys/bus/usb/drivers/${d#usb:}/new_id
+				[ -e $p ] && paths="$paths $p";;
+			esac
+		done
+	fi
+	if [ -z "$paths" ]; then
+		echo "newid-none $k no driver of $mod has a new_id file (drivers: $(ls /sys/module/$mod/drivers 2>/dev/null | tr '\n' ' '))" >>$out
+	fi
+	for p in $paths; do
+		err=$(printf '%s' "$vid $pid${cls:+ $cls}" 2>&1 >$p)
+		echo "newid $k $p $? $err" >>$out
+	done
+	settle $dev
+	record newid $k $dev $mod
+	# (the usb-serial bus has no remove_id, and the usb driver usbserial
+	# registers for the module takes no dynamic ids of its own: such an
+	# id stays until the module is unloaded)
+	for p in $paths; do
+		r=${p%new_id}remove_id
+		if [ ! -e $r ]; then
+			echo "removeid-none $k ${p%/new_id} has no remove_id" >>$out
+			continue
+		fi
+		err=$(printf '%s' "$vid $pid" 2>&1 >$r)
+		echo "removeid $k $r $? $err" >>$out
+	done
+	;;
+replug)
+	mark replug $2
+	if ! wait_dev $3 $4; then
+		echo "nodev replug $2" >>$out
+		exit 0
+	fi
+	settle $dev
+	record replug $2 $dev "$(cat $dir/module)"
+	;;
+end)
+	echo dmesg >>$out
+	dmesg >>$out
+	;;
+esac
+exit 0

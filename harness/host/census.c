@@ -1,0 +1,598 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * census.c - `usbrig census`: for every module of the guest kernel with
+ * USB aliases, what its drivers do with a device they claim, through the
+ * id table and through new_id.
+ *
+ *  1. modules.alias (and modules.builtin.alias) of the guest kernel give
+ *     each module's kinds of match (census_alias.c): device id, vendor,
+ *     device class, interface class.
+ *  2. Per kind, two gadgets (census_gadget.c): the device the alias
+ *     matches, and its twin with an id pair no table lists.
+ *  3. One scenario per module (OUT/scenarios/census-MOD.scenario), its
+ *     steps the same for every module: attach the device and load what
+ *     its modaliases name, as udev would (static); unload; attach the
+ *     twin, load the module, write new_id on its drivers' bus, remove_id;
+ *     re-plug the twin.  The guest side, census-probe.sh, records every
+ *     phase in one file that a `save` step brings back.  Every step passes
+ *     whatever the kernel does (`status any`, `attach no-wait`).
+ *  4. A child `usbrig` runs them (--jobs, the crash watch, re-boots after
+ *     a guest dies: the suite's own machinery); census_report.c turns what
+ *     came back into the table.
+ *
+ * Exit: 0 done (and, with --baseline, no outcome changed), 1 outcomes
+ * differ from the baseline, 2 bad usage or the census could not run.
+ */
+#define _GNU_SOURCE
+#include "census.h"
+#include "census_report.h"
+#include "repro.h"
+#include "repro_int.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../common/fsutil.h"
+#include "../common/plan.h"
+#include "initramfs.h"
+#include "modlist.h"
+
+#define GUEST_PROBE	"/usr/bin/census-probe"
+#define MATCH_MAX	32	/* modules one device may load */
+
+static const char usage[] =
+"usage: usbrig census [options]\n"
+"For every module of the guest kernel with USB aliases: attach a device\n"
+"its table matches and one it does not, load the module as udev would,\n"
+"teach it the second by new_id, and report what its drivers did.\n"
+"  --kernel K           bzImage, or `patched` / `patched-kasan`\n"
+"  --modules DIR        modules from DIR/lib/modules/VERSION\n"
+"  --jobs N             N guests in parallel (default 1)\n"
+"  --shard K/N          only modules K, K+N, ... of the sorted list\n"
+"  --filter GLOB        only modules whose name matches (repeatable)\n"
+"  --out DIR            where the table, gadgets and scenarios go\n"
+"                       (default: build/census/)\n"
+"  --baseline FILE      compare with a census.json: exit 1 on any change\n"
+"  --boot-timeout S     passed to usbrig\n"
+"  --keep               keep the guests' work folders\n"
+"  -v, --verbose\n"
+"  -h, --help\n"
+"Writes OUT/census.md, OUT/census.json, OUT/census.xml (JUnit).\n";
+
+struct census_opts {
+	const char *kernel, *modules_dir, *out, *baseline, *boot_timeout;
+	const char **filters;
+	int n_filters;
+	unsigned int jobs, shard_k, shard_n;
+	bool keep;
+	int verbose;
+};
+
+static void cerr(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void cerr(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("usbrig census: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int parse_uint(const char *what, const char *s, unsigned long max,
+		      unsigned int *out)
+{
+	unsigned long v;
+
+	if (plan_parse_uint(s, max, &v) || !v) {
+		cerr("%s: expected a number from 1 to %lu, not '%s'", what,
+		     max, s);
+		return -EINVAL;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
+enum { CO_KERNEL = 256, CO_MODULES, CO_JOBS, CO_SHARD, CO_FILTER, CO_OUT,
+	CO_BASELINE, CO_BOOT_TIMEOUT, CO_KEEP };
+
+static const struct option long_opts[] = {
+	{ "kernel", required_argument, NULL, CO_KERNEL },
+	{ "modules", required_argument, NULL, CO_MODULES },
+	{ "jobs", required_argument, NULL, CO_JOBS },
+	{ "shard", required_argument, NULL, CO_SHARD },
+	{ "filter", required_argument, NULL, CO_FILTER },
+	{ "out", required_argument, NULL, CO_OUT },
+	{ "baseline", required_argument, NULL, CO_BASELINE },
+	{ "boot-timeout", required_argument, NULL, CO_BOOT_TIMEOUT },
+	{ "keep", no_argument, NULL, CO_KEEP },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_args(int argc, char **argv, struct census_opts *o)
+{
+	const char **nf;
+	char *slash;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "vh", long_opts, NULL)) != -1) {
+		switch (c) {
+		case CO_KERNEL:
+			o->kernel = optarg;
+			break;
+		case CO_MODULES:
+			o->modules_dir = optarg;
+			break;
+		case CO_JOBS:
+			if (parse_uint("--jobs", optarg, 64, &o->jobs))
+				return -EINVAL;
+			break;
+		case CO_SHARD:
+			slash = strchr(optarg, '/');
+			if (!slash) {
+				cerr("--shard K/N, not '%s'", optarg);
+				return -EINVAL;
+			}
+			*slash = '\0';
+			if (parse_uint("--shard N", slash + 1, 10000,
+				       &o->shard_n) ||
+			    parse_uint("--shard K", optarg, o->shard_n,
+				       &o->shard_k))
+				return -EINVAL;
+			break;
+		case CO_FILTER:
+			nf = realloc(o->filters, sizeof(*nf) *
+				     (size_t)(o->n_filters + 1));
+			if (!nf)
+				return -ENOMEM;
+			o->filters = nf;
+			o->filters[o->n_filters++] = optarg;
+			break;
+		case CO_OUT:
+			o->out = optarg;
+			break;
+		case CO_BASELINE:
+			o->baseline = optarg;
+			break;
+		case CO_BOOT_TIMEOUT:
+			o->boot_timeout = optarg;
+			break;
+		case CO_KEEP:
+			o->keep = true;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			exit(0);
+		default:
+			fputs(usage, stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind != argc) {
+		cerr("unexpected argument '%s' (usbrig census --help)",
+		     argv[optind]);
+		return -EINVAL;
+	}
+	if (o->baseline && access(o->baseline, R_OK)) {
+		cerr("--baseline %s: %s", o->baseline, strerror(errno));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool selected(const struct census_opts *o, const char *name)
+{
+	if (!o->n_filters)
+		return true;
+	for (int i = 0; i < o->n_filters; i++)
+		if (!fnmatch(o->filters[i], name, 0))
+			return true;
+	return false;
+}
+
+/* ---- generating ---- */
+
+struct gen {
+	const struct census_opts *o;
+	const struct census_aliases *al;
+	char root[PATH_MAX], mods_root[PATH_MAX], kver[256];
+	char out[PATH_MAX + 16], probe[PATH_MAX + 48];
+	int next_pid;
+};
+
+/* An id pair for a twin that no alias names by vendor and product. */
+static int twin_pid(struct gen *g)
+{
+	for (; g->next_pid <= 0xffff; g->next_pid++) {
+		bool listed = false;
+
+		for (int i = 0; i < g->al->n && !listed; i++)
+			listed = g->al->v[i].vid == CENSUS_VID &&
+				 g->al->v[i].pid == g->next_pid;
+		if (!listed)
+			return g->next_pid++;
+	}
+	return -1;
+}
+
+/* A value of an 8-bit field the alias's field v does not match. */
+static int other_than(int v)
+{
+	return v == 0xff ? 0xfe : 0xff;
+}
+
+static void twin_off_class(const struct census_alias *a, struct census_dev *t)
+{
+	if (a->dc >= 0 && a->dsc >= 0)
+		t->dsc = other_than(a->dsc);
+	else if (a->dc >= 0 && a->dp >= 0)
+		t->dp = other_than(a->dp);
+	if (a->ic >= 0 && a->isc >= 0)
+		t->isc = other_than(a->isc);
+	else if (a->ic >= 0 && a->ip >= 0)
+		t->ip = other_than(a->ip);
+}
+
+static int write_gadget(const char *path, const struct census_dev *d,
+			const char *title)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -errno;
+	ret = census_gadget_write(f, d, title);
+	if (fclose(f) && !ret)
+		ret = -EIO;
+	return ret;
+}
+
+static void put_run(FILE *f, const char *cmd, int within_s)
+{
+	char q[512];
+
+	if (plan_quote(q, sizeof(q), cmd) < 0)
+		q[0] = '\0';
+	fprintf(f, "run %s status any within %ds\n", q, within_s);
+}
+
+/*
+ * The scenario of module m: its gadgets written beside it, `requires
+ * module` for every module the devices' modaliases name (so the guest
+ * has them to load), the phases of each kind in turn.
+ */
+static int gen_module(struct gen *g, const struct census_module *m,
+		      struct census_plan *plan)
+{
+	char path[PATH_MAX * 2], cmd[256], title[128];
+	struct census_name mods[MATCH_MAX];
+	int n_mods = 0, ret, k;
+	FILE *f;
+
+	memset(plan, 0, sizeof(*plan));
+	snprintf(plan->module, sizeof(plan->module), "%s", m->name);
+	plan->builtin = m->builtin;
+	plan->n_alias = m->n_alias;
+	for (k = 0; k < CK_N; k++) {
+		struct census_kind_plan *kp = &plan->kind[k];
+		struct census_dev *s = &kp->dev, *t = &kp->twin;
+		bool by_id = k == CK_DEVICE || k == CK_VENDOR;
+		int pid;
+
+		if (!m->has[k])
+			continue;
+		kp->planned = true;
+		snprintf(kp->alias, sizeof(kp->alias), "%s",
+			 m->kind[k].pattern);
+		pid = twin_pid(g);
+		if (pid < 0)
+			return -ENOSPC;
+		/* a class match gets census ids; the twin always does */
+		if (census_dev_of(&m->kind[k], by_id ? -1 : CENSUS_VID,
+				  by_id && k == CK_DEVICE ? -1 : pid, s) ||
+		    census_dev_of(&m->kind[k], CENSUS_VID, pid, t) ||
+		    !census_alias_matches(&m->kind[k], s)) {
+			snprintf(kp->unshaped, sizeof(kp->unshaped),
+				 "no census device matches %s",
+				 m->kind[k].pattern);
+			continue;
+		}
+		/* a class match: the twin keeps the class but changes what
+		 * else the alias names, so that only new_id (whose class
+		 * field is the interface class) can match it */
+		twin_off_class(&m->kind[k], t);
+		kp->twin_matches = census_alias_matches(&m->kind[k], t);
+		kp->newid_class = m->kind[k].ic;
+		n_mods += census_matching(g->al, s, mods + n_mods,
+					  MATCH_MAX - n_mods);
+		for (int side = 0; side < 2; side++) {
+			snprintf(title, sizeof(title), "census %s %s %s",
+				 m->name, census_kind_names[k],
+				 side ? "new_id twin" : "device");
+			snprintf(path, sizeof(path), "%s/gadgets/%s-%s-%s.gadget",
+				 g->out, m->name, census_kind_names[k],
+				 side ? "twin" : "device");
+			ret = write_gadget(path, side ? t : s, title);
+			if (ret)
+				return ret;
+		}
+	}
+
+	snprintf(path, sizeof(path), "%s/scenarios/census-%s.scenario",
+		 g->out, m->name);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	fprintf(f, "# census of module %s (generated by usbrig census)\n"
+		"name census-%s\ntimeout %d\nfile %s %s\nrequires module %s\n",
+		m->name, m->name, 30 + 60 * CK_N, g->probe, GUEST_PROBE,
+		m->name);
+	for (int i = 0; i < n_mods; i++) {
+		bool dup = !strcmp(mods[i].s, m->name);
+
+		for (int j = 0; j < i && !dup; j++)
+			dup = !strcmp(mods[i].s, mods[j].s);
+		if (!dup && modlist_kind(g->mods_root, g->kver, mods[i].s) == 1)
+			fprintf(f, "requires module %s\n", mods[i].s);
+	}
+	for (k = 0; k < CK_N; k++) {
+		const struct census_kind_plan *kp = &plan->kind[k];
+
+		if (!kp->planned || kp->unshaped[0])
+			continue;
+		fprintf(f, "gadget d%d %s/gadgets/%s-%s-device.gadget\n", k,
+			g->out, m->name, census_kind_names[k]);
+		fprintf(f, "gadget t%d %s/gadgets/%s-%s-twin.gadget\n", k,
+			g->out, m->name, census_kind_names[k]);
+	}
+	snprintf(cmd, sizeof(cmd), "sh %s begin %s", GUEST_PROBE, m->name);
+	put_run(f, cmd, 10);
+	for (k = 0; k < CK_N; k++) {
+		const struct census_kind_plan *kp = &plan->kind[k];
+		const struct census_dev *s = &kp->dev, *t = &kp->twin;
+		char cls[16] = "";
+
+		if (!kp->planned || kp->unshaped[0])
+			continue;
+		if (kp->newid_class >= 0)
+			snprintf(cls, sizeof(cls), " %02x", kp->newid_class);
+		fprintf(f, "\nattach d%d no-wait within 30s\n", k);
+		snprintf(cmd, sizeof(cmd), "sh %s static %d %04x %04x",
+			 GUEST_PROBE, k, s->vid, s->pid);
+		put_run(f, cmd, 40);
+		fprintf(f, "detach d%d within 20s\n", k);
+		snprintf(cmd, sizeof(cmd), "sh %s unload", GUEST_PROBE);
+		put_run(f, cmd, 30);
+		fprintf(f, "attach t%d no-wait within 30s\n", k);
+		snprintf(cmd, sizeof(cmd), "sh %s newid %d %04x %04x %s%s",
+			 GUEST_PROBE, k, t->vid, t->pid, m->name, cls);
+		put_run(f, cmd, 40);
+		fprintf(f, "detach t%d within 20s\n", k);
+		fprintf(f, "attach t%d no-wait within 30s\n", k);
+		snprintf(cmd, sizeof(cmd), "sh %s replug %d %04x %04x",
+			 GUEST_PROBE, k, t->vid, t->pid);
+		put_run(f, cmd, 30);
+		fprintf(f, "detach t%d within 20s\n", k);
+		snprintf(cmd, sizeof(cmd), "sh %s unload", GUEST_PROBE);
+		put_run(f, cmd, 30);
+	}
+	snprintf(cmd, sizeof(cmd), "sh %s end", GUEST_PROBE);
+	put_run(f, cmd, 20);
+	fprintf(f, "save /tmp/census/report.txt report.txt\n");
+	if (fclose(f))
+		return -EIO;
+	return 0;
+}
+
+static int make_dirs(struct gen *g)
+{
+	static const char *const sub[] = { "gadgets", "scenarios", NULL };
+	char path[PATH_MAX * 2];
+	FILE *f;
+	int ret;
+
+	fs_rm_rf(g->out);
+	for (int i = 0; sub[i]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", g->out, sub[i]);
+		ret = fs_mkdir_p(path, 0755);
+		if (ret)
+			return ret;
+	}
+	snprintf(g->probe, sizeof(g->probe), "%s/census-probe.sh", g->out);
+	f = fopen(g->probe, "w");
+	if (!f)
+		return -errno;
+	fputs(census_probe_sh, f);
+	if (fclose(f) || chmod(g->probe, 0755))
+		return -EIO;
+	return 0;
+}
+
+/* ---- running ---- */
+
+static int run_child(const struct gen *g, const char *bin_dir,
+		     const struct census_plan *plans, int n)
+{
+	char usbrig[PATH_MAX + 16], save[PATH_MAX * 2], junit[PATH_MAX * 2];
+	char ktap[PATH_MAX * 2], log[PATH_MAX * 2], jobs[16];
+	char **argv = calloc((size_t)n + 24, sizeof(*argv));
+	char (*paths)[PATH_MAX * 2] = calloc((size_t)n, sizeof(*paths));
+	int a = 0, ret;
+
+	if (!argv || !paths) {
+		free(argv);
+		free(paths);
+		return -ENOMEM;
+	}
+	snprintf(usbrig, sizeof(usbrig), "%s/usbrig", bin_dir);
+	snprintf(save, sizeof(save), "%s/saved", g->out);
+	snprintf(junit, sizeof(junit), "%s/run.xml", g->out);
+	snprintf(ktap, sizeof(ktap), "%s/run.ktap", g->out);
+	snprintf(log, sizeof(log), "%s/run.log", g->out);
+	snprintf(jobs, sizeof(jobs), "%u", g->o->jobs ? g->o->jobs : 1);
+	argv[a++] = usbrig;
+	if (g->o->kernel) {
+		argv[a++] = "--kernel";
+		argv[a++] = (char *)g->o->kernel;
+	}
+	if (g->o->modules_dir) {
+		argv[a++] = "--modules";
+		argv[a++] = (char *)g->o->modules_dir;
+	}
+	if (g->o->boot_timeout) {
+		argv[a++] = "--boot-timeout";
+		argv[a++] = (char *)g->o->boot_timeout;
+	}
+	if (g->o->keep)
+		argv[a++] = "--keep";
+	argv[a++] = "--jobs";
+	argv[a++] = jobs;
+	argv[a++] = "--save-dir";
+	argv[a++] = save;
+	argv[a++] = "--junit";
+	argv[a++] = junit;
+	for (int i = 0; i < n; i++) {
+		snprintf(paths[i], sizeof(paths[i]),
+			 "%s/scenarios/census-%s.scenario", g->out,
+			 plans[i].module);
+		argv[a++] = paths[i];
+	}
+	argv[a] = NULL;
+	fprintf(stderr, "usbrig census: %d module(s), %s job(s); progress in %s\n",
+		n, jobs, log);
+	ret = repro_run_cmd(argv, ktap, log);
+	free(argv);
+	free(paths);
+	return ret;
+}
+
+/* ---- main ---- */
+
+static int resolve_kernel(struct gen *g, char *kernel, size_t size)
+{
+	char patched_mods[PATH_MAX];
+	int pr;
+
+	g->mods_root[0] = '\0';
+	if (g->o->kernel) {
+		pr = resolve_patched(g->o->kernel, g->root, kernel, size,
+				     patched_mods, sizeof(patched_mods));
+		if (pr < 0)
+			return pr;
+		if (pr)
+			snprintf(kernel, size, "%s", g->o->kernel);
+		else
+			snprintf(g->mods_root, sizeof(g->mods_root), "%s",
+				 patched_mods);
+	} else if (initramfs_default_kernel(kernel, size)) {
+		cerr("no /boot/vmlinuz-*: install linux-image-amd64 (make deps) or pass --kernel");
+		return -ENOENT;
+	}
+	if (g->o->modules_dir)
+		snprintf(g->mods_root, sizeof(g->mods_root), "%s",
+			 g->o->modules_dir);
+	if (initramfs_kernel_release(kernel, g->kver, sizeof(g->kver))) {
+		cerr("%s: cannot read the kernel release (not a bzImage?)",
+		     kernel);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int census_main(int argc, char **argv)
+{
+	struct census_opts o = { .jobs = 1 };
+	struct census_aliases al;
+	struct census_plan *plans = NULL;
+	struct gen g = { .o = &o, .al = &al, .next_pid = CENSUS_PID_BASE };
+	char self[PATH_MAX], bin_dir[PATH_MAX], kernel[PATH_MAX];
+	struct timespec t0, t1;
+	int ret = CENSUS_EXIT_ERROR, n = 0, m, ci = 0;
+	ssize_t len;
+	char *slash;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (parse_args(argc, argv, &o))
+		goto out_opts;
+	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (len <= 0)
+		goto out_opts;
+	self[len] = '\0';
+	slash = strrchr(self, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(bin_dir, sizeof(bin_dir), "%s", slash ? self : ".");
+	find_root(bin_dir, g.root, sizeof(g.root));
+	snprintf(g.out, sizeof(g.out), "%s", o.out ? o.out : "");
+	if (!o.out)
+		snprintf(g.out, sizeof(g.out), "%s/census", bin_dir);
+	if (resolve_kernel(&g, kernel, sizeof(kernel)))
+		goto out_opts;
+	ret = census_aliases_read(g.mods_root, g.kver, &al);
+	if (ret) {
+		cerr("%s/lib/modules/%s/modules.alias: %s (--modules DIR?)",
+		     g.mods_root, g.kver, strerror(-ret));
+		ret = CENSUS_EXIT_ERROR;
+		goto out_opts;
+	}
+	ret = CENSUS_EXIT_ERROR;
+	plans = calloc((size_t)al.n_mod + 1, sizeof(*plans));
+	if (!plans || make_dirs(&g)) {
+		cerr("%s: %s", g.out, strerror(errno));
+		goto out;
+	}
+	for (m = 0; m < al.n_mod; m++) {
+		int r;
+
+		if (!selected(&o, al.m[m].name))
+			continue;
+		if (o.shard_n && ci++ % (int)o.shard_n != (int)o.shard_k - 1)
+			continue;
+		r = gen_module(&g, &al.m[m], &plans[n]);
+		if (r) {
+			cerr("%s: %s", al.m[m].name, strerror(-r));
+			goto out;
+		}
+		n++;
+	}
+	if (!n) {
+		cerr("no module of %s matches (%d with usb aliases)", g.kver,
+		     al.n_mod);
+		goto out;
+	}
+	{
+		int r = run_child(&g, bin_dir, plans, n);
+
+		if (r < 0) {
+			cerr("cannot run usbrig: %s", strerror(-r));
+			goto out;
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ret = census_report(g.out, g.kver, plans, n,
+			    (double)(t1.tv_sec - t0.tv_sec) +
+			    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+			    o.jobs, o.baseline);
+out:
+	free(plans);
+	census_aliases_free(&al);
+out_opts:
+	free(o.filters);
+	return ret;
+}
