@@ -407,6 +407,39 @@ check-regressions: $(VM_BINS)
 		--cache $(REGRESS_KERNEL_CACHE) --jobs $(KERNEL_JOBS) \
 		$(REGRESS_FLAGS)
 
+# ---- census (docs/census.md) ----
+# census: what every module of the stock kernel with USB aliases does with
+# a device its table matches and with one taught by new_id (usbrig census,
+# CENSUS_JOBS guests), the table in $(BUILD)/census/census.md (.json,
+# .xml); census-check: the same, then compared with the committed baseline
+# (exit 1 on any changed row); check-census (in make check): one shard of
+# it, CENSUS_SHARD, against the baseline.
+CENSUS_JOBS ?= 2
+CENSUS_SHARD ?= 1/24
+CENSUS_BASELINE ?= tests/census/stock-6.1.json
+CENSUS_FLAGS ?=
+
+.PHONY: census census-check check-census
+census: $(VM_BINS)
+	$(HOST_BIN) census --jobs $(CENSUS_JOBS) --out $(BUILD)/census \
+		$(CENSUS_FLAGS)
+
+census-check: $(VM_BINS)
+	$(HOST_BIN) census --jobs $(CENSUS_JOBS) --out $(BUILD)/census \
+		--baseline $(CENSUS_BASELINE) $(CENSUS_FLAGS)
+
+check-census: $(VM_BINS)
+	$(HOST_BIN) census --jobs $(CENSUS_JOBS) --shard $(CENSUS_SHARD) \
+		--out $(BUILD)/census-shard --baseline $(CENSUS_BASELINE) \
+		$(CENSUS_FLAGS)
+
+# bench-census (in make bench): the whole census, timed (`census:` lines)
+.PHONY: bench-census
+bench: bench-census
+bench-census: $(VM_BINS)
+	@$(HOST_BIN) census --jobs $(CENSUS_JOBS) --out $(BUILD)/census \
+		| grep '^census: '
+
 # ---- import round trip ----
 # check-import: every gadgets/examples/*.gadget (but those that cannot
 # round trip on purpose, listed in the script) is attached in a guest under

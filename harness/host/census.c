@@ -231,24 +231,6 @@ static int twin_pid(struct gen *g)
 	return -1;
 }
 
-/* A value of an 8-bit field the alias's field v does not match. */
-static int other_than(int v)
-{
-	return v == 0xff ? 0xfe : 0xff;
-}
-
-static void twin_off_class(const struct census_alias *a, struct census_dev *t)
-{
-	if (a->dc >= 0 && a->dsc >= 0)
-		t->dsc = other_than(a->dsc);
-	else if (a->dc >= 0 && a->dp >= 0)
-		t->dp = other_than(a->dp);
-	if (a->ic >= 0 && a->isc >= 0)
-		t->isc = other_than(a->isc);
-	else if (a->ic >= 0 && a->ip >= 0)
-		t->ip = other_than(a->ip);
-}
-
 static int write_gadget(const char *path, const struct census_dev *d,
 			const char *title)
 {
@@ -292,7 +274,6 @@ static int gen_module(struct gen *g, const struct census_module *m,
 	for (k = 0; k < CK_N; k++) {
 		struct census_kind_plan *kp = &plan->kind[k];
 		struct census_dev *s = &kp->dev, *t = &kp->twin;
-		bool by_id = k == CK_DEVICE || k == CK_VENDOR;
 		int pid;
 
 		if (!m->has[k])
@@ -303,20 +284,16 @@ static int gen_module(struct gen *g, const struct census_module *m,
 		pid = twin_pid(g);
 		if (pid < 0)
 			return -ENOSPC;
-		/* a class match gets census ids; the twin always does */
-		if (census_dev_of(&m->kind[k], by_id ? -1 : CENSUS_VID,
-				  by_id && k == CK_DEVICE ? -1 : pid, s) ||
-		    census_dev_of(&m->kind[k], CENSUS_VID, pid, t) ||
+		/* census ids where the alias leaves them open; the twin's
+		 * are census ids */
+		if (census_dev_of(&m->kind[k], pid, s) ||
+		    census_twin_of(&m->kind[k], pid, t) ||
 		    !census_alias_matches(&m->kind[k], s)) {
 			snprintf(kp->unshaped, sizeof(kp->unshaped),
 				 "no census device matches %s",
 				 m->kind[k].pattern);
 			continue;
 		}
-		/* a class match: the twin keeps the class but changes what
-		 * else the alias names, so that only new_id (whose class
-		 * field is the interface class) can match it */
-		twin_off_class(&m->kind[k], t);
 		kp->twin_matches = census_alias_matches(&m->kind[k], t);
 		kp->newid_class = m->kind[k].ic;
 		n_mods += census_matching(g->al, s, mods + n_mods,

@@ -144,12 +144,12 @@ static int or_default(int v, int def)
 	return v >= 0 ? v : def;
 }
 
-int census_dev_of(const struct census_alias *a, int vid, int pid,
+static int dev_of(const struct census_alias *a, int vid, int pid,
 		  struct census_dev *d)
 {
 	memset(d, 0, sizeof(*d));
-	d->vid = vid >= 0 ? vid : or_default(a->vid, CENSUS_VID);
-	d->pid = pid >= 0 ? pid : or_default(a->pid, CENSUS_PID_BASE);
+	d->vid = vid;
+	d->pid = pid;
 	d->bcd = bcd_of(a->bcd);
 	if (d->bcd < 0)
 		return -ERANGE;
@@ -169,6 +169,12 @@ int census_dev_of(const struct census_alias *a, int vid, int pid,
 	return 0;
 }
 
+int census_dev_of(const struct census_alias *a, int pid, struct census_dev *d)
+{
+	return dev_of(a, or_default(a->vid, CENSUS_VID), or_default(a->pid, pid),
+		      d);
+}
+
 bool census_alias_matches(const struct census_alias *a,
 			  const struct census_dev *d)
 {
@@ -176,6 +182,30 @@ bool census_alias_matches(const struct census_alias *a,
 
 	census_dev_modalias(d, d->target, ma, sizeof(ma));
 	return !fnmatch(a->pattern, ma, 0);
+}
+
+/* A value of an 8-bit field that the alias's value v does not match. */
+static int other_than(int v)
+{
+	return v == 0xff ? 0xfe : 0xff;
+}
+
+int census_twin_of(const struct census_alias *a, int pid,
+		   struct census_dev *t)
+{
+	int ret = dev_of(a, CENSUS_VID, pid, t);
+
+	if (ret)
+		return ret;
+	if (a->dc >= 0 && a->dsc >= 0)
+		t->dsc = other_than(a->dsc);
+	else if (a->dc >= 0 && a->dp >= 0)
+		t->dp = other_than(a->dp);
+	if (a->ic >= 0 && a->isc >= 0)
+		t->isc = other_than(a->isc);
+	else if (a->ic >= 0 && a->ip >= 0)
+		t->ip = other_than(a->ip);
+	return 0;
 }
 
 static bool may_match(const struct census_alias *a,

@@ -48,11 +48,12 @@ static void put_ep(FILE *f, enum ep_kind k, int num)
 	};
 	bool in = k == EP_BULK_IN || k == EP_INT_IN;
 
+	/* OUT data is taken (iso: the server drops it anyway); IN NAKs */
 	fprintf(f, "            endpoint {\n"
 		"                bEndpointAddress 0x%02x\n"
 		"                type %s\n%s"
 		"            }\n", (in ? 0x80 : 0) | num, type[k],
-		in ? "" : "                sink\n");
+		k == EP_BULK_OUT ? "                sink\n" : "");
 }
 
 int census_gadget_write(FILE *f, const struct census_dev *d,

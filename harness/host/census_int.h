@@ -78,11 +78,19 @@ enum census_kind census_alias_kind(const struct census_alias *a);
 int census_aliases_read(const char *root, const char *kver,
 			struct census_aliases *out);
 void census_aliases_free(struct census_aliases *al);
-/* The device of alias a; vid/pid >= 0 override the alias's (or fill in
- * what it leaves open).  0, or -ERANGE when the alias asks for what a
- * census device cannot be (an interface number past CENSUS_INTF_MAX). */
-int census_dev_of(const struct census_alias *a, int vid, int pid,
-		  struct census_dev *d);
+/* The device of alias a: its ids, CENSUS_VID and pid where it leaves them
+ * open.  0, or -ERANGE when the alias asks for what a census device
+ * cannot be (an interface number past CENSUS_INTF_MAX). */
+int census_dev_of(const struct census_alias *a, int pid, struct census_dev *d);
+/*
+ * The new_id twin of a's device: ids CENSUS_VID:pid, and for a class match the
+ * class kept but what else the alias names (subclass or protocol)
+ * changed, so that only new_id, whose class field is the interface
+ * class, can match it.  When the alias names the class alone, the twin
+ * still matches it (census_alias_matches() tells).
+ */
+int census_twin_of(const struct census_alias *a, int pid,
+		   struct census_dev *t);
 /* Does a match d's target interface? */
 bool census_alias_matches(const struct census_alias *a,
 			  const struct census_dev *d);

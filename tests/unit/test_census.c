@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_census.c - the census's reading of modules.alias and the devices
+ * it makes (harness/host/census_alias.c, census_gadget.c): aliases as
+ * file2alias writes them parsed and sorted into kinds, the device of an
+ * alias matched by it, its new_id twin not, a module tree read, and every
+ * generated gadget script accepted by the gadget parser.
+ */
+#define _GNU_SOURCE
+#include "census_int.h"
+#include "script.h"
+#include "model.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "../../harness/common/fsutil.h"
+
+static void test_parse(void **state)
+{
+	struct census_alias a;
+
+	(void)state;
+	assert_int_equal(census_alias_parse(
+		"usb:v0403p6001d*dc*dsc*dp*ic*isc*ip*in*", &a), 0);
+	assert_int_equal(a.vid, 0x0403);
+	assert_int_equal(a.pid, 0x6001);
+	assert_string_equal(a.bcd, "*");
+	assert_int_equal(a.dc, -1);
+	assert_int_equal(a.in, -1);
+	assert_int_equal(census_alias_kind(&a), CK_DEVICE);
+
+	assert_int_equal(census_alias_parse(
+		"usb:v13FDp3940d0[0-2]*dc*dsc*dp*ic*isc*ip*in*", &a), 0);
+	assert_string_equal(a.bcd, "0[0-2]*");
+
+	assert_int_equal(census_alias_parse(
+		"usb:v19D2p0414d*dc*dsc*dp*icFFiscFFipFFin04*", &a), 0);
+	assert_int_equal(a.ic, 0xff);
+	assert_int_equal(a.in, 4);
+
+	assert_int_equal(census_alias_parse(
+		"usb:v*p*d*dc*dsc*dp*ic08isc06ip50in*", &a), 0);
+	assert_int_equal(census_alias_kind(&a), CK_INTFCLASS);
+	assert_int_equal(census_alias_parse(
+		"usb:v*p*d*dcE0dsc01dp01ic*isc*ip*in*", &a), 0);
+	assert_int_equal(census_alias_kind(&a), CK_DEVCLASS);
+	assert_int_equal(census_alias_parse(
+		"usb:v12D1p*d*dc*dsc*dp*icFFisc02ip16in*", &a), 0);
+	assert_int_equal(census_alias_kind(&a), CK_VENDOR);
+
+	/* not of this format */
+	assert_int_equal(census_alias_parse("usb:v0403", &a), -EINVAL);
+	assert_int_equal(census_alias_parse(
+		"usb:v04g3p6001d*dc*dsc*dp*ic*isc*ip*in*", &a), -EINVAL);
+	assert_int_equal(census_alias_parse(
+		"usb:v0403p6001d*dsc*dp*ic*isc*ip*in*", &a), -EINVAL);
+	assert_int_equal(census_alias_parse(
+		"usb:v0403p6001d*dc*dsc*dp*ic*isc*ip*in*x", &a), -EINVAL);
+	assert_int_equal(census_alias_parse(
+		"pci:v00008086d*sv*sd*bc*sc*i*", &a), -EINVAL);
+}
+
+/* The device of each alias is matched by it; the twin of a class alias
+ * that names more than the class is not. */
+static void test_devices(void **state)
+{
+	static const char *const pats[] = {
+		"usb:v0403p6001d*dc*dsc*dp*ic*isc*ip*in*",
+		"usb:v13FDp3940d0[0-2]*dc*dsc*dp*ic*isc*ip*in*",
+		"usb:v13FDp3940d030*dc*dsc*dp*ic*isc*ip*in*",
+		"usb:v19D2p0414d*dc*dsc*dp*icFFiscFFipFFin04*",
+		"usb:v*p*d*dc*dsc*dp*ic08isc06ip50in*",
+		"usb:v*p*d*dcE0dsc01dp01ic*isc*ip*in*",
+		"usb:v12D1p*d*dc*dsc*dp*icFFisc02ip16in*",
+	};
+	struct census_alias a;
+	struct census_dev d, t;
+	char ma[96];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+		assert_int_equal(census_alias_parse(pats[i], &a), 0);
+		assert_int_equal(census_dev_of(&a, 0xce00, &d), 0);
+		if (!census_alias_matches(&a, &d))
+			fail_msg("%s does not match its device", pats[i]);
+		assert_int_equal(census_twin_of(&a, 0xce01, &t), 0);
+		assert_int_equal(t.vid, CENSUS_VID);
+		assert_int_equal(t.pid, 0xce01);
+		if (census_alias_matches(&a, &t))
+			fail_msg("%s matches its twin", pats[i]);
+	}
+	/* bcdDevice: the lowest the range allows */
+	assert_int_equal(census_alias_parse(pats[1], &a), 0);
+	assert_int_equal(census_dev_of(&a, 0xce00, &d), 0);
+	assert_int_equal(d.bcd, 0x0000);
+	assert_int_equal(census_alias_parse(pats[2], &a), 0);
+	assert_int_equal(census_dev_of(&a, 0xce00, &d), 0);
+	assert_int_equal(d.bcd, 0x0300);
+	/* interface 4: five interfaces, the last the target */
+	assert_int_equal(census_alias_parse(pats[3], &a), 0);
+	assert_int_equal(census_dev_of(&a, 0xce00, &d), 0);
+	assert_int_equal(d.n_intf, 5);
+	assert_int_equal(d.target, 4);
+	census_dev_modalias(&d, 4, ma, sizeof(ma));
+	assert_string_equal(ma,
+		"usb:v19D2p0414d0000dc00dsc00dp00icFFiscFFipFFin04");
+	/* a class alias that names nothing but the class: the twin still
+	 * matches it */
+	assert_int_equal(census_alias_parse(
+		"usb:v*p*d*dc*dsc*dp*ic02isc*ip*in*", &a), 0);
+	assert_int_equal(census_twin_of(&a, 0xce02, &t), 0);
+	assert_true(census_alias_matches(&a, &t));
+	/* past CENSUS_INTF_MAX interfaces */
+	assert_int_equal(census_alias_parse(
+		"usb:v1234p5678d*dc*dsc*dp*ic*isc*ip*in10*", &a), 0);
+	assert_int_equal(census_dev_of(&a, 0xce00, &d), -ERANGE);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* A module tree: modules sorted, kinds found, matching modules found. */
+static void test_tree(void **state)
+{
+	char root[] = "/tmp/usbrig-census-XXXXXX", dir[256], path[300];
+	struct census_aliases al;
+	struct census_name mods[8];
+	struct census_alias a;
+	struct census_dev d;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/lib/modules/6.1.0-test", root);
+	assert_int_equal(fs_mkdir_p(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/modules.alias", dir);
+	write_file(path,
+		"# Aliases extracted from modules themselves.\n"
+		"alias pci:v00008086d*sv*sd*bc*sc*i* e1000\n"
+		"alias usb:v0403p6001d*dc*dsc*dp*ic*isc*ip*in* ftdi_sio\n"
+		"alias usb:v*p*d*dc*dsc*dp*ic08isc06ip50in* usb_storage\n"
+		"alias usb:v0403p6010d*dc*dsc*dp*ic*isc*ip*in* ftdi_sio\n"
+		"alias usb:v*p*d*dc*dsc*dp*ic08isc06ip62in* uas\n"
+		"alias usb:v*p*d*dc*dsc*dp*ic08isc06ip50in* ums-test\n");
+	snprintf(path, sizeof(path), "%s/modules.builtin.alias", dir);
+	write_file(path, "alias usb:v*p*d*dc09dsc*dp*ic*isc*ip*in* usbcore\n");
+
+	assert_int_equal(census_aliases_read(root, "6.1.0-test", &al), 0);
+	assert_int_equal(al.n, 6);
+	assert_int_equal(al.n_mod, 5);
+	assert_string_equal(al.m[0].name, "ftdi_sio");
+	assert_int_equal(al.m[0].n_alias, 2);
+	assert_true(al.m[0].has[CK_DEVICE]);
+	assert_false(al.m[0].has[CK_INTFCLASS]);
+	assert_string_equal(al.m[1].name, "uas");
+	assert_string_equal(al.m[2].name, "ums_test");	/* '-' -> '_' */
+	assert_string_equal(al.m[3].name, "usb_storage");
+	assert_string_equal(al.m[4].name, "usbcore");
+	assert_true(al.m[4].builtin);
+	assert_true(al.m[4].has[CK_DEVCLASS]);
+
+	/* a mass-storage device: usb_storage and ums_test, not uas */
+	assert_int_equal(census_alias_parse(
+		"usb:v*p*d*dc*dsc*dp*ic08isc06ip50in*", &a), 0);
+	assert_int_equal(census_dev_of(&a, 0xce00, &d), 0);
+	assert_int_equal(census_matching(&al, &d, mods, 8), 2);
+	assert_string_equal(mods[0].s, "usb_storage");
+	assert_string_equal(mods[1].s, "ums_test");
+	census_aliases_free(&al);
+
+	/* no modules.alias: an error, not an empty census */
+	snprintf(path, sizeof(path), "%s/modules.alias", dir);
+	unlink(path);
+	assert_int_equal(census_aliases_read(root, "6.1.0-test", &al),
+			 -ENOENT);
+	fs_rm_rf(root);
+}
+
+/* Every census gadget is a script the gadget parser takes. */
+static void test_gadgets(void **state)
+{
+	static const char *const pats[] = {
+		"usb:v0403p6001d*dc*dsc*dp*ic*isc*ip*in*",
+		"usb:v19D2p0414d*dc*dsc*dp*icFFiscFFipFFin04*",
+		"usb:v*p*d*dc*dsc*dp*ic01isc01ip00in*",
+		"usb:v*p*d*dc*dsc*dp*ic03isc01ip01in*",
+		"usb:v*p*d*dc*dsc*dp*ic07isc01ip02in*",
+		"usb:v*p*d*dcE0dsc01dp01ic*isc*ip*in*",
+		"usb:v*p*d*dc09dsc*dp*ic*isc*ip*in*",
+		"usb:v*p*d*dc*dsc*dp*ic0Eisc01ip00in*",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+		struct census_alias a;
+		struct census_dev d;
+		struct script_error err;
+		struct gd_device *dev = NULL;
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		assert_non_null(f);
+		assert_int_equal(census_alias_parse(pats[i], &a), 0);
+		assert_int_equal(census_dev_of(&a, 0xce00, &d), 0);
+		assert_int_equal(census_gadget_write(f, &d, "census test"), 0);
+		assert_int_equal(fclose(f), 0);
+		if (script_parse("census.gadget", buf, len, &dev, &err))
+			fail_msg("%s: %s\n%s", pats[i], err.msg, buf);
+		gd_model_free(dev);
+		free(buf);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_devices),
+		cmocka_unit_test(test_tree),
+		cmocka_unit_test(test_gadgets),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
