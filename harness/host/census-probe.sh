@@ -65,14 +65,21 @@ snap() {
 	done
 }
 
-# until the interfaces' drivers stay the same for 0.3 s (at most 5 s)
+# until the interfaces' drivers stay the same for 0.2 s (at most 5 s):
+# a driver's probe runs within modprobe, new_id's write or the attach,
+# so what is left to wait for is a probe the kernel runs asynchronously
 settle() {
 	a=$(snap $1)
 	n=0
-	while [ $n -lt 25 ]; do
-		sleep 0.3
+	same=0
+	while [ $n -lt 50 ] && [ $same -lt 2 ]; do
+		sleep 0.1
 		b=$(snap $1)
-		[ "$a" = "$b" ] && break
+		if [ "$a" = "$b" ]; then
+			same=$((same + 1))
+		else
+			same=0
+		fi
 		a=$b
 		n=$((n + 1))
 	done

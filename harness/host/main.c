@@ -51,6 +51,8 @@ static const char usage[] =
 "  --transcript         a readable step-by-step transcript, not KTAP\n"
 "  --bench              print timing figures (KTAP # lines) at the end\n"
 "  --gadget-on-host     serve gadgets from the host, not the guest's device vCPU\n"
+"  --panic-on-oops      an oops ends the boot at once (oops=panic): the rest\n"
+"                       of the boot's scenarios go on in a new one\n"
 "  --timeout S          budget of scenarios without `timeout` (default 60)\n"
 "  --boot-timeout S     boot until the agent's first line (default 60)\n"
 "  --save-dir DIR       where `save` steps put relative host paths:\n"
@@ -77,6 +79,7 @@ struct opts {
 	const char *junit;
 	const char *save_dir;
 	bool transcript, bench, gadget_on_host, keep, check, plan;
+	bool panic_on_oops;
 	unsigned int timeout_s, boot_timeout_s;
 	int verbose;
 };
@@ -495,7 +498,8 @@ static int parse_uint_opt(const char *name, const char *s, unsigned int min,
 
 enum {
 	OPT_KERNEL = 256, OPT_MODULES, OPT_JOBS, OPT_SHARD, OPT_FILTER,
-	OPT_JUNIT, OPT_TRANSCRIPT, OPT_BENCH, OPT_GADGET_ON_HOST, OPT_TIMEOUT,
+	OPT_JUNIT, OPT_TRANSCRIPT, OPT_BENCH, OPT_GADGET_ON_HOST,
+	OPT_PANIC_ON_OOPS, OPT_TIMEOUT,
 	OPT_BOOT_TIMEOUT, OPT_KEEP, OPT_CHECK, OPT_PLAN, OPT_HELP,
 	OPT_SAVE_DIR, OPT_VERSION,
 };
@@ -510,6 +514,7 @@ static const struct option long_opts[] = {
 	{ "transcript", no_argument, NULL, OPT_TRANSCRIPT },
 	{ "bench", no_argument, NULL, OPT_BENCH },
 	{ "gadget-on-host", no_argument, NULL, OPT_GADGET_ON_HOST },
+	{ "panic-on-oops", no_argument, NULL, OPT_PANIC_ON_OOPS },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "boot-timeout", required_argument, NULL, OPT_BOOT_TIMEOUT },
 	{ "keep", no_argument, NULL, OPT_KEEP },
@@ -574,6 +579,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_GADGET_ON_HOST:
 			o->gadget_on_host = true;
+			break;
+		case OPT_PANIC_ON_OOPS:
+			o->panic_on_oops = true;
 			break;
 		case OPT_TIMEOUT:
 			if (parse_uint_opt("--timeout", optarg, 1,
@@ -761,6 +769,7 @@ int main(int argc, char **argv)
 		.jobs = o.jobs,
 		.boot_timeout_s = o.boot_timeout_s,
 		.gadget_on_host = o.gadget_on_host,
+		.panic_on_oops = o.panic_on_oops,
 		.keep = o.keep,
 		.bench = o.bench,
 		.verbose = o.verbose,

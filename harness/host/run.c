@@ -505,6 +505,7 @@ static int spawn_boot(struct run *ru, struct job *j)
 		.boot_timeout_s = o->boot_timeout_s,
 		.idle_timeout_s = max_t + GRACE_IDLE_S,
 		.gadget_on_host = o->gadget_on_host,
+		.panic_on_oops = o->panic_on_oops,
 		.verbose = o->verbose,
 	};
 	if (pipe2(fds, O_CLOEXEC)) {

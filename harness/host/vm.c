@@ -793,7 +793,8 @@ enum vm_end vm_run(const struct vm_opts *o, const struct vm_cb *cb)
 		goto out;
 	}
 
-	strfmt(append, sizeof(append), "console=ttyS0 panic=-1 loglevel=5");
+	strfmt(append, sizeof(append), "console=ttyS0 panic=-1 loglevel=5%s",
+	       o->panic_on_oops ? " oops=panic" : "");
 	strcpy(nic, "none");
 	/* a boot whose scenarios have no gadget needs no server */
 	if (o->gadget_on_host && o->n_served) {
