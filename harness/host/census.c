@@ -378,16 +378,27 @@ static int gen_module(struct gen *g, const struct census_module *m,
 	return 0;
 }
 
+/* OUT and its folders, emptied of an earlier census's (only what a census
+ * writes: OUT may hold other things).  The run makes saved/ itself. */
 static int make_dirs(struct gen *g)
 {
-	static const char *const sub[] = { "gadgets", "scenarios", NULL };
+	static const char *const made[] = { "gadgets", "scenarios", NULL };
+	static const char *const old[] = { "census.md", "census.json",
+					   "census.xml", "run.ktap", "run.log",
+					   "run.xml", NULL };
 	char path[PATH_MAX * 2];
 	FILE *f;
 	int ret;
 
-	fs_rm_rf(g->out);
-	for (int i = 0; sub[i]; i++) {
-		snprintf(path, sizeof(path), "%s/%s", g->out, sub[i]);
+	for (int i = 0; old[i]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", g->out, old[i]);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/saved", g->out);
+	fs_rm_rf(path);
+	for (int i = 0; made[i]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", g->out, made[i]);
+		fs_rm_rf(path);
 		ret = fs_mkdir_p(path, 0755);
 		if (ret)
 			return ret;

@@ -87,12 +87,22 @@ static bool in_drivers(const char *drivers, const char *module,
 	return false;
 }
 
+/* Append s to dst (a space between), or nothing when it does not fit. */
 static void add_text(char *dst, size_t size, const char *s)
 {
 	size_t w = strlen(dst);
 
 	if (w + strlen(s) + 2 < size)
 		snprintf(dst + w, size - w, "%s%s", w ? " " : "", s);
+}
+
+/* Append a line of text to an excerpt, or nothing when it does not fit. */
+static void add_line(char *dst, size_t size, const char *s)
+{
+	size_t w = strlen(dst);
+
+	if (w + strlen(s) + 2 < size)
+		snprintf(dst + w, size - w, "%s\n", s);
 }
 
 /* One module's report.txt into its rows (rows[k] for kind k). */
@@ -129,9 +139,8 @@ static void read_records(char *text, const char *module, struct row *rows)
 			if (!began || dm_kind < 0)
 				continue;
 			if (ex_row && ex_lines < EXCERPT_LINES) {
-				add_text(ex_row->report, sizeof(ex_row->report),
+				add_line(ex_row->report, sizeof(ex_row->report),
 					 s);
-				strcat(ex_row->report, "\n");
 				ex_lines++;
 				continue;
 			}
@@ -353,8 +362,7 @@ static void read_run(const char *out, struct run_info *v, int n)
 		while (*s == ' ')
 			s++;
 		if (!strncmp(s, "# crash: ", 9) || !strncmp(s, "# | ", 4)) {
-			add_text(crash, sizeof(crash), s + 2);
-			strcat(crash, "\n");
+			add_line(crash, sizeof(crash), s + 2);
 		} else if (!strncmp(s, "# saw: ", 7) && !fail[0]) {
 			snprintf(fail, sizeof(fail), "%s", s + 7);
 		} else if (line[0] != ' ' &&
