@@ -413,7 +413,8 @@ check-regressions: $(VM_BINS)
 # CENSUS_JOBS guests), the table in $(BUILD)/census/census.md (.json,
 # .xml); census-check: the same, then compared with the committed baseline
 # (exit 1 on any changed row); check-census (in make check): one shard of
-# it, CENSUS_SHARD, against the baseline.
+# it, CENSUS_SHARD, against the baseline, and the hand-written spot checks
+# of tests/census/spot/ against the same baseline and in a guest.
 CENSUS_JOBS ?= 2
 CENSUS_SHARD ?= 1/24
 CENSUS_BASELINE ?= tests/census/stock-6.1.json
@@ -432,6 +433,13 @@ check-census: $(VM_BINS)
 	$(HOST_BIN) census --jobs $(CENSUS_JOBS) --shard $(CENSUS_SHARD) \
 		--out $(BUILD)/census-shard --baseline $(CENSUS_BASELINE) \
 		$(CENSUS_FLAGS)
+	tests/census/spot-check.sh $(HOST_BIN) $(CENSUS_BASELINE)
+
+# census-reports: every kernel report of the last `make census`, each
+# reproduced by its module's scenario run alone
+.PHONY: census-reports
+census-reports: $(VM_BINS)
+	tests/census/reports.sh $(HOST_BIN) $(BUILD)/census
 
 # bench-census (in make bench): the whole census, timed (`census:` lines)
 .PHONY: bench-census

@@ -51,6 +51,11 @@
  * each vCPU is a host thread.  docs/harness-design.md, "Where the device
  * runs". */
 #define VM_SMP		"2"
+/* --panic-on-oops: an oops, or a task stuck for a minute (a driver hung
+ * in probe or disconnect, which would stall every later scenario), ends
+ * the boot at once */
+#define VM_PANIC_ON_OOPS \
+	"oops=panic hung_task_panic=1 hung_task_timeout_secs=60"
 /* the host's loopback as QEMU's user-mode network shows it to the guest */
 #define VM_HOST_ADDR	"10.0.2.2"
 
@@ -794,7 +799,7 @@ enum vm_end vm_run(const struct vm_opts *o, const struct vm_cb *cb)
 	}
 
 	strfmt(append, sizeof(append), "console=ttyS0 panic=-1 loglevel=5%s",
-	       o->panic_on_oops ? " oops=panic" : "");
+	       o->panic_on_oops ? " " VM_PANIC_ON_OOPS : "");
 	strcpy(nic, "none");
 	/* a boot whose scenarios have no gadget needs no server */
 	if (o->gadget_on_host && o->n_served) {
