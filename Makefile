@@ -182,6 +182,7 @@ check: deps
 	$(MAKE) check-asan
 	$(MAKE) check-vm
 	$(MAKE) check-vm-host
+	$(MAKE) check-census
 	$(MAKE) check-import
 	$(MAKE) check-repro
 	$(MAKE) kernel

@@ -62,6 +62,7 @@ static const char usage[] =
 "  --out DIR            where the table, gadgets and scenarios go\n"
 "                       (default: build/census/)\n"
 "  --baseline FILE      compare with a census.json: exit 1 on any change\n"
+"  --reread             run nothing: read what OUT holds again\n"
 "  --boot-timeout S     passed to usbrig\n"
 "  --keep               keep the guests' work folders\n"
 "  -v, --verbose\n"
@@ -73,7 +74,7 @@ struct census_opts {
 	const char **filters;
 	int n_filters;
 	unsigned int jobs, shard_k, shard_n;
-	bool keep;
+	bool keep, reread;
 	int verbose;
 };
 
@@ -104,7 +105,7 @@ static int parse_uint(const char *what, const char *s, unsigned long max,
 }
 
 enum { CO_KERNEL = 256, CO_MODULES, CO_JOBS, CO_SHARD, CO_FILTER, CO_OUT,
-	CO_BASELINE, CO_BOOT_TIMEOUT, CO_KEEP };
+	CO_BASELINE, CO_BOOT_TIMEOUT, CO_KEEP, CO_REREAD };
 
 static const struct option long_opts[] = {
 	{ "kernel", required_argument, NULL, CO_KERNEL },
@@ -116,6 +117,7 @@ static const struct option long_opts[] = {
 	{ "baseline", required_argument, NULL, CO_BASELINE },
 	{ "boot-timeout", required_argument, NULL, CO_BOOT_TIMEOUT },
 	{ "keep", no_argument, NULL, CO_KEEP },
+	{ "reread", no_argument, NULL, CO_REREAD },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -172,6 +174,9 @@ static int parse_args(int argc, char **argv, struct census_opts *o)
 			break;
 		case CO_KEEP:
 			o->keep = true;
+			break;
+		case CO_REREAD:
+			o->reread = true;
 			break;
 		case 'v':
 			o->verbose++;
@@ -390,12 +395,13 @@ static int make_dirs(struct gen *g)
 	FILE *f;
 	int ret;
 
-	for (int i = 0; old[i]; i++) {
+	for (int i = 0; old[i] && !g->o->reread; i++) {
 		snprintf(path, sizeof(path), "%s/%s", g->out, old[i]);
 		unlink(path);
 	}
 	snprintf(path, sizeof(path), "%s/saved", g->out);
-	fs_rm_rf(path);
+	if (!g->o->reread)
+		fs_rm_rf(path);
 	for (int i = 0; made[i]; i++) {
 		snprintf(path, sizeof(path), "%s/%s", g->out, made[i]);
 		fs_rm_rf(path);
@@ -568,7 +574,7 @@ int census_main(int argc, char **argv)
 		     al.n_mod);
 		goto out;
 	}
-	{
+	if (!o.reread) {
 		int r = run_child(&g, bin_dir, plans, n);
 
 		if (r < 0) {

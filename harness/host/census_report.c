@@ -123,7 +123,8 @@ static void read_records(char *text, const char *module, struct row *rows)
 			char intf[64], drv[64];
 			int e;
 
-			if (sscanf(s, "usbrig-census: %31s %d", a, &k) == 2 &&
+			if (began &&
+			    sscanf(s, "usbrig-census: %31s %d", a, &k) == 2 &&
 			    k >= 0 && k < CK_N) {
 				dm_phase = !strcmp(a, "static") ? CP_STATIC :
 					   !strcmp(a, "newid") ? CP_NEWID :
@@ -132,8 +133,12 @@ static void read_records(char *text, const char *module, struct row *rows)
 				ex_row = NULL;
 				continue;
 			}
-			if (strstr(s, "usbrig-census: begin")) {
-				began = true;
+			/* the log holds the whole boot: this module's part
+			 * starts at its own begin */
+			if (sscanf(s, "usbrig-census: begin %63s", b) == 1) {
+				began = !strcmp(b, module);
+				dm_kind = -1;
+				ex_row = NULL;
 				continue;
 			}
 			if (!began || dm_kind < 0)
@@ -275,7 +280,8 @@ static void judge(struct row *r)
 	if (!strcmp(r->rp, "unbound") || !strncmp(r->rp, "other:", 6) ||
 	    !strcmp(r->rp, "no-driver"))
 		snprintf(r->rp, sizeof(r->rp), "clean");
-	else if (!strcmp(r->rp, "bound") && r->removeid_none)
+	else if ((!strcmp(r->rp, "bound") || !strcmp(r->rp, "probe-error")) &&
+		 r->removeid_none)
 		snprintf(r->rp, sizeof(r->rp), "kept:no-remove-id");
 
 findings:
@@ -288,10 +294,11 @@ findings:
 			 r->st, r->st_err ? " " : "",
 			 r->st_err ? strerror(r->st_err) : "");
 	}
-	if (!strcmp(r->rp, "bound") && strcmp(r->nw, "already-bound")) {
+	if ((!strcmp(r->rp, "bound") || !strcmp(r->rp, "probe-error")) &&
+	    strcmp(r->nw, "already-bound")) {
 		r->finding = true;
 		add_text(r->why, sizeof(r->why),
-			 "bound again after remove_id and a re-plug;");
+			 "probed again after remove_id and a re-plug;");
 	}
 	if (r->report[0]) {
 		r->finding = true;
