@@ -14,7 +14,8 @@
 #                                     load MOD by name, write new_id on
 #                                     its drivers' bus, record, remove_id
 #   census-probe replug K VID PID     record (after remove_id and re-plug)
-#   census-probe end                  the kernel log since begin
+#   census-probe end                  tasks stuck in the kernel, the log
+#   census-probe reset                end the boot when a task is stuck
 #
 # Records go to /tmp/census/report.txt, one per line:
 #   nodev PHASE K                     the device never showed up
@@ -25,6 +26,7 @@
 #   newid-none K WHY                  no new_id to write
 #   removeid K PATH STATUS TEXT
 #   removeid-none K WHY               the driver has no remove_id
+#   stuck PID COMM                    a task in D state after the phases
 #   dmesg                             then the kernel log, to the end
 # PHASE: static, newid-before (MOD loaded, before the write), newid, replug.
 
@@ -98,6 +100,38 @@ mark() {
 	echo "usbrig-census: $*" >/dev/kmsg
 }
 
+# tasks in uninterruptible sleep, twice 0.5 s apart (I/O passes through D)
+stuck() {
+	for pass in 1 2; do
+		for s in /proc/[0-9]*/stat; do
+			read -r pid comm st rest <$s 2>/dev/null || continue
+			[ "$st" = D ] && echo "$pid $comm"
+		done | sort >$dir/stuck$pass
+		[ $pass = 1 ] && sleep 0.5
+	done
+	grep -xF -f $dir/stuck1 $dir/stuck2 | sed 's/^/stuck /'
+}
+
+# bounded SECONDS CMD...: run CMD; when it has not returned after
+# SECONDS (a probe stuck waiting for the device), end the boot there, so
+# that the report is this module's and the next module gets a fresh guest
+bounded() {	# (busybox sh has no `local`: its names are its own)
+	b_limit=$(($1 * 10))
+	shift
+	"$@" &
+	b_pid=$!
+	b_n=0
+	while kill -0 $b_pid 2>/dev/null; do
+		if [ $b_n -ge $b_limit ]; then
+			mark "$(cat $dir/module) stuck: '$*' has not returned in $((b_limit / 10)) s; ending this boot"
+			echo c >/proc/sysrq-trigger
+		fi
+		sleep 0.1
+		b_n=$((b_n + 1))
+	done
+	wait $b_pid
+}
+
 case $1 in
 begin)
 	: >$out
@@ -113,7 +147,7 @@ static)
 		exit 0
 	fi
 	for i in /sys/bus/usb/devices/$dev/$dev:*; do
-		[ -f $i/modalias ] && modprobe -q "$(cat $i/modalias)"
+		[ -f $i/modalias ] && bounded 25 modprobe -q "$(cat $i/modalias)"
 	done
 	settle $dev
 	record static $2 $dev "$(cat $dir/module)"
@@ -132,7 +166,7 @@ newid)
 		echo "nodev newid $k" >>$out
 		exit 0
 	fi
-	modprobe -q $mod
+	bounded 25 modprobe -q $mod
 	settle $dev
 	record newid-before $k $dev $mod
 	# a usb-serial driver takes its ids on the usb-serial bus (which
@@ -156,8 +190,9 @@ newid)
 		echo "newid-none $k no driver of $mod has a new_id file (drivers: $(ls /sys/module/$mod/drivers 2>/dev/null | tr '\n' ' '))" >>$out
 	fi
 	for p in $paths; do
-		err=$(printf '%s' "$vid $pid${cls:+ $cls}" 2>&1 >$p)
-		echo "newid $k $p $? $err" >>$out
+		bounded 25 sh -c "printf '%s' '$vid $pid${cls:+ $cls}' >$p" \
+			2>$dir/err
+		echo "newid $k $p $? $(cat $dir/err)" >>$out
 	done
 	settle $dev
 	record newid $k $dev $mod
@@ -184,8 +219,20 @@ replug)
 	record replug $2 $dev "$(cat $dir/module)"
 	;;
 end)
+	stuck >>$out
 	echo dmesg >>$out
 	dmesg >>$out
+	;;
+reset)
+	# a driver stuck in probe or disconnect holds its locks for good:
+	# every later module would wait on them, and the hung-task report
+	# would come during another module's phases.  End the boot now; the
+	# next one goes on with the next module.
+	s=$(stuck)
+	if [ -n "$s" ]; then
+		mark "$(cat $dir/module) left tasks stuck in the kernel:" $s
+		echo c >/proc/sysrq-trigger
+	fi
 	;;
 esac
 exit 0

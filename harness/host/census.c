@@ -378,6 +378,8 @@ static int gen_module(struct gen *g, const struct census_module *m,
 	snprintf(cmd, sizeof(cmd), "sh %s end", GUEST_PROBE);
 	put_run(f, cmd, 20);
 	fprintf(f, "save /tmp/census/report.txt report.txt\n");
+	snprintf(cmd, sizeof(cmd), "sh %s reset", GUEST_PROBE);
+	put_run(f, cmd, 10);
 	if (fclose(f))
 		return -EIO;
 	return 0;

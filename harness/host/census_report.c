@@ -51,6 +51,7 @@ struct row {
 	int st_err, nw_err;
 	char report[2048];		/* a kernel report's excerpt */
 	char harness[TEXT_MAX];		/* why the run gave no record */
+	char stuck[TEXT_MAX];		/* tasks left in D state */
 	double time_s;
 	bool finding;
 	char why[TEXT_MAX];
@@ -202,6 +203,11 @@ static void read_records(char *text, const char *module, struct row *rows)
 		} else if (sscanf(line, "removeid-none %d", &k) == 1 &&
 			   k >= 0 && k < CK_N) {
 			rows[k].removeid_none = true;
+		} else if (!strncmp(line, "stuck ", 6)) {
+			/* the module's, whichever kind: every row says it */
+			for (k = 0; k < CK_N; k++)
+				add_text(rows[k].stuck, sizeof(rows[k].stuck),
+					 line + 6);
 		} else if (sscanf(line, "newid %d %159s %d", &k, c, &st) == 3 &&
 			   k >= 0 && k < CK_N) {
 			rows[k].newid_wrote = true;
@@ -303,6 +309,14 @@ findings:
 	if (r->report[0]) {
 		r->finding = true;
 		add_text(r->why, sizeof(r->why), "a kernel report;");
+	}
+	if (r->stuck[0]) {
+		char t[TEXT_MAX + 48];
+
+		r->finding = true;
+		snprintf(t, sizeof(t), "tasks stuck in the kernel after its phases (%s);",
+			 r->stuck);
+		add_text(r->why, sizeof(r->why), t);
 	}
 }
 

@@ -55,7 +55,7 @@
  * in probe or disconnect, which would stall every later scenario), ends
  * the boot at once */
 #define VM_PANIC_ON_OOPS \
-	"oops=panic hung_task_panic=1 hung_task_timeout_secs=60"
+	"oops=panic hung_task_panic=1 sysctl.kernel.hung_task_timeout_secs=60"
 /* the host's loopback as QEMU's user-mode network shows it to the guest */
 #define VM_HOST_ADDR	"10.0.2.2"
 
