@@ -139,7 +139,10 @@ for s in $(printf '%s\n' "${scen[@]}" | sort -u); do
 		echo "modprobe usbmon"
 		echo "expect node /sys/kernel/debug/usb/usbmon/0u"
 		echo "run \"setsid cat /sys/kernel/debug/usb/usbmon/0u </dev/null >/tmp/usbmon.txt 2>&1 & echo \$! >/tmp/cat.pid; sleep 1; kill -0 \$(cat /tmp/cat.pid)\""
-		echo "run \"setsid tcpdump -i usbmon0 -U -w /tmp/attach.pcap </dev/null >/tmp/tcpdump.log 2>&1 & echo \$! >/tmp/tcpdump.pid; for i in 1 2 3 4 5 6 7 8 9 10; do grep -q listening /tmp/tcpdump.log && break; sleep 0.5; done; cat /tmp/tcpdump.log\" output-contains \"listening on usbmon0\""
+		# no log of an earlier boot's capture: the loop must wait for
+		# this tcpdump's own line (by then setsid has left the step's
+		# process group, which is killed when the step's shell exits)
+		echo "run \"rm -f /tmp/tcpdump.log /tmp/attach.pcap; setsid tcpdump -i usbmon0 -U -w /tmp/attach.pcap </dev/null >/tmp/tcpdump.log 2>&1 & echo \$! >/tmp/tcpdump.pid; for i in 1 2 3 4 5 6 7 8 9 10; do grep -q listening /tmp/tcpdump.log && break; sleep 0.5; done; cat /tmp/tcpdump.log\" output-contains \"listening on usbmon0\""
 		for n in "${names[@]}"; do
 			[ "${scen[$n]}" = "$s" ] || continue
 			echo "attach ${gid[$n]} no-verify"
