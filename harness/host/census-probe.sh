@@ -14,7 +14,8 @@
 #                                     load MOD by name, write new_id on
 #                                     its drivers' bus, record, remove_id
 #   census-probe replug K VID PID     record (after remove_id and re-plug)
-#   census-probe end                  tasks stuck in the kernel, the log
+#   census-probe end                  unload, tasks stuck in the kernel, the
+#                                     log
 #   census-probe reset                end the boot when a task is stuck
 #
 # Records go to /tmp/census/report.txt, one per line:
@@ -34,11 +35,15 @@ out=/tmp/census/report.txt
 dir=/tmp/census
 mkdir -p $dir
 
+# (files are read with the shell's own `read`: a fork costs milliseconds
+# in a guest without KVM, and these loops run often)
 find_dev() {
 	for d in /sys/bus/usb/devices/*; do
 		[ -f $d/idVendor ] || continue
-		[ "$(cat $d/idVendor)" = $1 ] || continue
-		[ "$(cat $d/idProduct)" = $2 ] || continue
+		read -r v <$d/idVendor
+		[ "$v" = $1 ] || continue
+		read -r p <$d/idProduct
+		[ "$p" = $2 ] || continue
 		case "$(readlink -f $d)" in
 		*vhci_hcd*) echo ${d##*/}; return 0;;
 		esac
@@ -58,24 +63,27 @@ wait_dev() {
 	dev=$(find_dev $1 $2)
 }
 
-snap() {
+snap() {	# snap DEV [PREFIX]
 	for i in /sys/bus/usb/devices/$1/$1:*; do
 		[ -f $i/bInterfaceNumber ] || continue
 		drv=none
-		[ -L $i/driver ] && drv=$(basename $(readlink $i/driver))
-		echo "$(cat $i/bInterfaceNumber) $(cat $i/bInterfaceClass) ${i##*/} $drv"
+		[ -L $i/driver ] && drv=$(readlink $i/driver) && drv=${drv##*/}
+		read -r num <$i/bInterfaceNumber
+		read -r cls <$i/bInterfaceClass
+		echo "$2$num $cls ${i##*/} $drv"
 	done
 }
 
-# until the interfaces' drivers stay the same for 0.2 s (at most 5 s):
+# until the interfaces' drivers stay the same for 0.1 s (at most 5 s):
 # a driver's probe runs within modprobe, new_id's write or the attach,
-# so what is left to wait for is a probe the kernel runs asynchronously
+# so what is left to wait for is what a driver does later on its own (a
+# firmware request, a configuration change, a deferred probe)
 settle() {
 	a=$(snap $1)
 	n=0
 	same=0
-	while [ $n -lt 50 ] && [ $same -lt 2 ]; do
-		sleep 0.1
+	while [ $n -lt 100 ] && [ $same -lt 2 ]; do
+		sleep 0.05
 		b=$(snap $1)
 		if [ "$a" = "$b" ]; then
 			same=$((same + 1))
@@ -88,26 +96,31 @@ settle() {
 }
 
 record() {	# record PHASE K DEV MOD
-	snap $3 | sed "s/^/intf $1 $2 /" >>$out
-	echo "drivers $1 $2" $(ls /sys/module/$4/drivers 2>/dev/null) >>$out
+	snap $3 "intf $1 $2 " >>$out
+	drvs=
+	for d in /sys/module/$4/drivers/*; do
+		[ -e "$d" ] && drvs="$drvs ${d##*/}"
+	done
+	echo "drivers $1 $2$drvs" >>$out
 	# new nodes, but the device's own usbfs node
-	find /dev | sort >$dir/dev1
-	grep -vxF -f $dir/dev0 $dir/dev1 | grep -v '^/dev/bus/usb' |
-		sed "s/^/node $1 $2 /" >>$out
+	find /dev | awk -v p="node $1 $2 " 'NR == FNR { old[$0] = 1; next }
+		!($0 in old) && !/^\/dev\/bus\/usb/ { print p $0 }' \
+		$dir/dev0 - | sort >>$out
 }
 
 mark() {
 	echo "usbrig-census: $*" >/dev/kmsg
 }
 
-# tasks in uninterruptible sleep, twice 0.5 s apart (I/O passes through D)
+# tasks in uninterruptible sleep, twice 0.25 s apart (I/O passes through
+# D; a probe stuck on a device that never answers stays)
 stuck() {
 	for pass in 1 2; do
 		for s in /proc/[0-9]*/stat; do
 			read -r pid comm st rest <$s 2>/dev/null || continue
 			[ "$st" = D ] && echo "$pid $comm"
 		done | sort >$dir/stuck$pass
-		[ $pass = 1 ] && sleep 0.5
+		[ $pass = 1 ] && sleep 0.25
 	done
 	grep -xF -f $dir/stuck1 $dir/stuck2 | sed 's/^/stuck /'
 }
@@ -132,11 +145,24 @@ bounded() {	# (busybox sh has no `local`: its names are its own)
 	wait $b_pid
 }
 
+# what was loaded since begin, in three passes (a module goes once its
+# users have)
+unload() {
+	for pass in 1 2 3; do
+		left=$(cut -d' ' -f1 /proc/modules | sort | grep -vxF -f $dir/mods0)
+		[ -n "$left" ] || return 0
+		for m in $left; do
+			rmmod $m 2>/dev/null
+		done
+	done
+}
+
 case $1 in
 begin)
 	: >$out
+	rm -f $dir/stuck
 	echo $2 >$dir/module
-	find /dev | sort >$dir/dev0
+	find /dev >$dir/dev0
 	cut -d' ' -f1 /proc/modules | sort >$dir/mods0
 	mark begin $2
 	;;
@@ -147,17 +173,13 @@ static)
 		exit 0
 	fi
 	for i in /sys/bus/usb/devices/$dev/$dev:*; do
-		[ -f $i/modalias ] && bounded 25 modprobe -q "$(cat $i/modalias)"
+		[ -f $i/modalias ] && bounded 15 modprobe -q "$(cat $i/modalias)"
 	done
 	settle $dev
 	record static $2 $dev "$(cat $dir/module)"
 	;;
 unload)
-	for pass in 1 2 3; do
-		for m in $(cut -d' ' -f1 /proc/modules | sort | grep -vxF -f $dir/mods0); do
-			rmmod $m 2>/dev/null
-		done
-	done
+	unload
 	;;
 newid)
 	k=$2 vid=$3 pid=$4 mod=$5 cls=$6
@@ -166,7 +188,7 @@ newid)
 		echo "nodev newid $k" >>$out
 		exit 0
 	fi
-	bounded 25 modprobe -q $mod
+	bounded 15 modprobe -q $mod
 	settle $dev
 	record newid-before $k $dev $mod
 	# a usb-serial driver takes its ids on the usb-serial bus (which
@@ -190,7 +212,7 @@ newid)
 		echo "newid-none $k no driver of $mod has a new_id file (drivers: $(ls /sys/module/$mod/drivers 2>/dev/null | tr '\n' ' '))" >>$out
 	fi
 	for p in $paths; do
-		bounded 25 sh -c "printf '%s' '$vid $pid${cls:+ $cls}' >$p" \
+		bounded 15 sh -c "printf '%s' '$vid $pid${cls:+ $cls}' >$p" \
 			2>$dir/err
 		echo "newid $k $p $? $(cat $dir/err)" >>$out
 	done
@@ -219,7 +241,9 @@ replug)
 	record replug $2 $dev "$(cat $dir/module)"
 	;;
 end)
-	stuck >>$out
+	unload
+	stuck >$dir/stuck
+	cat $dir/stuck >>$out
 	echo dmesg >>$out
 	dmesg >>$out
 	;;
@@ -227,10 +251,11 @@ reset)
 	# a driver stuck in probe or disconnect holds its locks for good:
 	# every later module would wait on them, and the hung-task report
 	# would come during another module's phases.  End the boot now; the
-	# next one goes on with the next module.
-	s=$(stuck)
-	if [ -n "$s" ]; then
-		mark "$(cat $dir/module) left tasks stuck in the kernel:" $s
+	# next one goes on with the next module.  (What `end` found: sampling
+	# again would cost another half second per module.)
+	if [ -s $dir/stuck ]; then
+		mark "$(cat $dir/module) left tasks stuck in the kernel:" \
+			$(sed 's/^stuck //' $dir/stuck)
 		echo c >/proc/sysrq-trigger
 	fi
 	;;

@@ -269,7 +269,7 @@ static int gen_module(struct gen *g, const struct census_module *m,
 {
 	char path[PATH_MAX * 2], cmd[256], title[128];
 	struct census_name mods[MATCH_MAX];
-	int n_mods = 0, n_kinds = 0, ret, k;
+	int n_mods = 0, n_kinds = 0, ret, k, last = -1;
 	FILE *f;
 
 	memset(plan, 0, sizeof(*plan));
@@ -344,6 +344,9 @@ static int gen_module(struct gen *g, const struct census_module *m,
 		fprintf(f, "gadget t%d %s/gadgets/%s-%s-twin.gadget\n", k,
 			g->out, m->name, census_kind_names[k]);
 	}
+	for (k = 0; k < CK_N; k++)
+		if (plan->kind[k].planned && !plan->kind[k].unshaped[0])
+			last = k;
 	snprintf(cmd, sizeof(cmd), "sh %s begin %s", GUEST_PROBE, m->name);
 	put_run(f, cmd, 10);
 	for (k = 0; k < CK_N; k++) {
@@ -372,6 +375,8 @@ static int gen_module(struct gen *g, const struct census_module *m,
 			 GUEST_PROBE, k, t->vid, t->pid);
 		put_run(f, cmd, 30);
 		fprintf(f, "detach t%d within 20s\n", k);
+		if (k == last)
+			continue;	/* `end` unloads */
 		snprintf(cmd, sizeof(cmd), "sh %s unload", GUEST_PROBE);
 		put_run(f, cmd, 30);
 	}

@@ -38,6 +38,8 @@ struct phase_rec {
 	char target_name[32];		/* 1-1:1.0 */
 	int perr;			/* a probe error of the target */
 	char nodes[TEXT_MAX];
+	char log[1024];			/* the phase's kernel log, cut */
+	int log_lines;
 };
 
 struct row {
@@ -55,6 +57,7 @@ struct row {
 	double time_s;
 	bool finding;
 	char why[TEXT_MAX];
+	char logs[3 * 1024 + 64];	/* a finding's phases' kernel logs */
 };
 
 static int phase_of(const char *s)
@@ -106,6 +109,42 @@ static void add_line(char *dst, size_t size, const char *s)
 		snprintf(dst + w, size - w, "%s\n", s);
 }
 
+/*
+ * Is a kernel log line worth a finding's excerpt?  Not what every attach
+ * prints (vhci_hcd's own lines, the enumeration's device and string
+ * lines): what the driver and the core said about it.
+ */
+static bool phase_log_line(const char *s)
+{
+	static const char *const noise[] = {
+		"vhci_hcd", "new high-speed USB device",
+		"new full-speed USB device", "new low-speed USB device",
+		"new SuperSpeed USB device", "New USB device found",
+		"New USB device strings", "Product: ", "Manufacturer: ",
+		"SerialNumber: ", "USB disconnect, device number",
+		"SetAddress Request",
+	};
+	const char *p = strstr(s, "probe of ");
+
+	for (size_t i = 0; i < sizeof(noise) / sizeof(noise[0]); i++)
+		if (strstr(s, noise[i]))
+			return false;
+	/* initcall_debug's line for the device itself (1-1, no interface):
+	 * the generic driver, every time */
+	if (p && strstr(p, " returned 0 ") &&
+	    strcspn(p, ":") > (size_t)(strstr(p, " returned") - p))
+		return false;
+	return true;
+}
+
+static void phase_log_add(struct phase_rec *pr, const char *s)
+{
+	if (pr->log_lines >= EXCERPT_LINES || !phase_log_line(s))
+		return;
+	add_line(pr->log, sizeof(pr->log), s);
+	pr->log_lines++;
+}
+
 /* One module's report.txt into its rows (rows[k] for kind k). */
 static void read_records(char *text, const char *module, struct row *rows)
 {
@@ -144,6 +183,7 @@ static void read_records(char *text, const char *module, struct row *rows)
 			}
 			if (!began || dm_kind < 0)
 				continue;
+			phase_log_add(&rows[dm_kind].ph[dm_phase], s);
 			if (ex_row && ex_lines < EXCERPT_LINES) {
 				add_line(ex_row->report, sizeof(ex_row->report),
 					 s);
@@ -250,6 +290,16 @@ static bool comparable(const char *o)
 	       !strcmp(o, "unbound");
 }
 
+/* "PHASE:\n" and the phase's kernel log lines, into r->logs */
+static void add_phase_log(struct row *r, const char *title, int phase)
+{
+	const struct phase_rec *pr = &r->ph[phase];
+	size_t w = strlen(r->logs);
+
+	snprintf(r->logs + w, sizeof(r->logs) - w, "%s:\n%s", title,
+		 pr->log[0] ? pr->log : "(nothing beyond the enumeration)\n");
+}
+
 static void judge(struct row *r)
 {
 	const struct census_kind_plan *kp = &r->plan->kind[r->kind];
@@ -294,6 +344,8 @@ findings:
 	if (comparable(r->st) && comparable(r->nw) &&
 	    (strcmp(r->st, r->nw) || r->st_err != r->nw_err)) {
 		r->finding = true;
+		add_phase_log(r, "static", CP_STATIC);
+		add_phase_log(r, "new_id", CP_NEWID);
 		snprintf(r->why, sizeof(r->why),
 			 "new_id gives %s%s%s, the table %s%s%s", r->nw,
 			 r->nw_err ? " " : "", r->nw_err ? strerror(r->nw_err) : "",
@@ -305,6 +357,7 @@ findings:
 		r->finding = true;
 		add_text(r->why, sizeof(r->why),
 			 "probed again after remove_id and a re-plug;");
+		add_phase_log(r, "replug", CP_REPLUG);
 	}
 	if (r->report[0]) {
 		r->finding = true;
@@ -491,6 +544,10 @@ static int write_json(const char *path, const char *kver,
 		json_str(f, r->why);
 		fprintf(f, ", \"report\": ");
 		json_str(f, r->report);
+		if (r->logs[0]) {
+			fprintf(f, ", \"logs\": ");
+			json_str(f, r->logs);
+		}
 		fprintf(f, "}%s\n", i + 1 < n ? "," : "");
 	}
 	fprintf(f, "]}\n");
@@ -539,6 +596,21 @@ static void print_counts(FILE *f, const char *title, const struct row *rows,
 	fputc('\n', f);
 }
 
+/* text as a code block inside a list item (each line indented) */
+static void md_block(FILE *f, const char *text)
+{
+	const char *p = text;
+
+	fprintf(f, "\n  ```\n");
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+
+		fprintf(f, "  %.*s\n", (int)len, p);
+		p += len + (p[len] == '\n');
+	}
+	fprintf(f, "  ```\n\n");
+}
+
 static int write_md(const char *path, const char *kver, const struct row *rows,
 		    int n, int n_mod, double elapsed, unsigned int jobs)
 {
@@ -561,8 +633,9 @@ static int write_md(const char *path, const char *kver, const struct row *rows,
 		fprintf(f, "- **%s** (%s): %s\n", rows[i].plan->module,
 			census_kind_names[rows[i].kind], rows[i].why);
 		if (rows[i].report[0])
-			fprintf(f, "\n  ```\n  %s  ```\n",
-				rows[i].report);
+			md_block(f, rows[i].report);
+		if (rows[i].logs[0])
+			md_block(f, rows[i].logs);
 	}
 	if (!findings)
 		fprintf(f, "None.\n");
@@ -608,6 +681,7 @@ static int write_junit(const char *path, const struct row *rows, int n)
 			xml_str(f, r->why);
 			fprintf(f, "\">");
 			xml_str(f, r->report);
+			xml_str(f, r->logs);
 			fprintf(f, "</failure>\n");
 		}
 		fprintf(f, "    <system-out>static %s, new_id %s, replug %s",

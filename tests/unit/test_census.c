@@ -3,11 +3,15 @@
  * test_census.c - the census's reading of modules.alias and the devices
  * it makes (harness/host/census_alias.c, census_gadget.c): aliases as
  * file2alias writes them parsed and sorted into kinds, the device of an
- * alias matched by it, its new_id twin not, a module tree read, and every
- * generated gadget script accepted by the gadget parser.
+ * alias matched by it, its new_id twin not, a module tree read, every
+ * generated gadget script accepted by the gadget parser, and a guest's
+ * records read into a row (census_report.c), a finding with the kernel
+ * log of both phases.
  */
 #define _GNU_SOURCE
+#include "census.h"
 #include "census_int.h"
+#include "census_report.h"
 #include "script.h"
 #include "model.h"
 
@@ -229,6 +233,85 @@ static void test_gadgets(void **state)
 	}
 }
 
+/*
+ * A module whose table binds and whose new_id gives a probe error: the row
+ * says so, and the finding carries both phases' kernel log, without the
+ * lines every enumeration prints.
+ */
+static void test_report(void **state)
+{
+	char out[] = "/tmp/usbrig-census-XXXXXX", path[300], *json, *md;
+	struct census_plan plan;
+	struct census_alias a;
+
+	(void)state;
+	assert_non_null(mkdtemp(out));
+	memset(&plan, 0, sizeof(plan));
+	snprintf(plan.module, sizeof(plan.module), "foo_usb");
+	plan.kind[CK_DEVICE].planned = true;
+	plan.kind[CK_DEVICE].newid_class = -1;
+	assert_int_equal(census_alias_parse(
+		"usb:v1234p5678d*dc*dsc*dp*ic*isc*ip*in*", &a), 0);
+	assert_int_equal(census_dev_of(&a, 0xce00,
+				       &plan.kind[CK_DEVICE].dev), 0);
+	assert_int_equal(census_twin_of(&a, 0xce00,
+					&plan.kind[CK_DEVICE].twin), 0);
+	snprintf(path, sizeof(path), "%s/saved/census-foo_usb", out);
+	assert_int_equal(fs_mkdir_p(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/saved/census-foo_usb/report.txt",
+		 out);
+	write_file(path,
+		"intf static 0 00 ff 1-1:1.0 foo_usb\n"
+		"drivers static 0 usb:foo_usb\n"
+		"node static 0 /dev/foo0\n"
+		"intf newid-before 0 00 ff 1-1:1.0 none\n"
+		"drivers newid-before 0 usb:foo_usb\n"
+		"newid 0 /sys/bus/usb/drivers/foo_usb/new_id 0 \n"
+		"intf newid 0 00 ff 1-1:1.0 none\n"
+		"drivers newid 0 usb:foo_usb\n"
+		"removeid 0 /sys/bus/usb/drivers/foo_usb/remove_id 0 \n"
+		"intf replug 0 00 ff 1-1:1.0 none\n"
+		"drivers replug 0 usb:foo_usb\n"
+		"dmesg\n"
+		"[    1.000000] usbrig-census: begin bar\n"
+		"[    1.100000] bar: not this module's line\n"
+		"[    2.000000] usbrig-census: begin foo_usb\n"
+		"[    2.100000] usbrig-census: static 0\n"
+		"[    2.200000] usb 1-1: new high-speed USB device number 2 using vhci_hcd\n"
+		"[    2.300000] usb 1-1: Manufacturer: usbrig census\n"
+		"[    2.400000] foo_usb 1-1:1.0: widget found, firmware 1.2\n"
+		"[    3.000000] usbrig-census: newid 0\n"
+		"[    3.100000] vhci_hcd vhci_hcd.0: Device attached\n"
+		"[    3.200000] foo_usb 1-1:1.0: bad widget id\n"
+		"[    3.300000] foo_usb: probe of 1-1:1.0 failed with error -5\n"
+		"[    4.000000] usbrig-census: replug 0\n");
+	assert_int_equal(census_report(out, "6.1.0-test", &plan, 1, 1.0, 1,
+				       NULL), CENSUS_EXIT_OK);
+	snprintf(path, sizeof(path), "%s/census.json", out);
+	json = fs_read_file(path, 1 << 20, NULL);
+	assert_non_null(json);
+	assert_non_null(strstr(json, "\"static\": \"bound\""));
+	assert_non_null(strstr(json, "\"newid\": \"probe-error\", "
+				     "\"newid_errno\": 5"));
+	assert_non_null(strstr(json, "\"replug\": \"clean\""));
+	assert_non_null(strstr(json, "\"logs\": \"static:\\nfoo_usb 1-1:1.0: "
+				     "widget found, firmware 1.2\\nnew_id:\\n"
+				     "foo_usb 1-1:1.0: bad widget id\\n"));
+	assert_null(strstr(json, "Manufacturer"));
+	assert_null(strstr(json, "Device attached"));
+	assert_null(strstr(json, "not this module"));
+	free(json);
+	snprintf(path, sizeof(path), "%s/census.md", out);
+	md = fs_read_file(path, 1 << 20, NULL);
+	assert_non_null(md);
+	assert_non_null(strstr(md, "- **foo_usb** (device-id): new_id gives "
+				   "probe-error Input/output error, the table "
+				   "bound"));
+	assert_non_null(strstr(md, "\n  foo_usb 1-1:1.0: bad widget id\n"));
+	free(md);
+	fs_rm_rf(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_devices),
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_gadgets),
+		cmocka_unit_test(test_report),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
