@@ -395,7 +395,7 @@ void dump_free(struct dump *d)
  * Raw sockets
  * --------------------------------------------------------------------- */
 
-#define UC_MAX_FDS	1024
+#define UC_MAX_FDS	2048
 
 static int open_fds[UC_MAX_FDS];
 static size_t n_open_fds;
