@@ -436,6 +436,19 @@ check-census: $(VM_BINS)
 		$(CENSUS_FLAGS)
 	tests/census/spot-check.sh $(HOST_BIN) $(CENSUS_BASELINE)
 
+# census-kasan: the census on the KASAN + lockdep kernel, which carries every
+# USB driver of Debian's config as a module (kernel-patch/usb-drivers.config;
+# `make kernel-kasan` first; docs/census.md has its build time): the table in
+# $(BUILD)/census-kasan/, compared with the stock baseline, so a row that
+# changed is a KASAN or lockdep report (or a driver the two configs build
+# differently).  CENSUS_FLAGS="--shard K/N" splits it across CI jobs.
+.PHONY: census-kasan
+census-kasan: $(VM_BINS)
+	USBRIG_KERNEL_DIR=$(abspath $(KERNEL_OUT)) $(HOST_BIN) census \
+		--kernel patched-kasan --jobs $(CENSUS_JOBS) \
+		--out $(BUILD)/census-kasan --baseline $(CENSUS_BASELINE) \
+		$(CENSUS_FLAGS)
+
 # census-reports: every kernel report of the last `make census`, each
 # reproduced by its module's scenario run alone
 .PHONY: census-reports

@@ -85,12 +85,22 @@ state=$src/.usbrig
 obj=$cache/obj-$flavour
 log=$cache/logs/build-$flavour.log
 
+# A flavour's fragment may name others to go before it, one
+# "# include: FILE" line each (kasan.config includes usb-drivers.config).
 fragments=("$here/guest.config")
 if [ "$flavour" != default ]; then
 	if [ ! -f "$here/$flavour.config" ]; then
 		echo "build.sh: no fragment kernel-patch/$flavour.config" >&2
 		exit 2
 	fi
+	while read -r inc; do
+		if [ ! -f "$here/$inc" ]; then
+			echo "build.sh: $flavour.config includes $inc: no such" \
+			     "file in kernel-patch/" >&2
+			exit 2
+		fi
+		fragments+=("$here/$inc")
+	done < <(sed -n 's/^# include: *\([^ ]*\) *$/\1/p' "$here/$flavour.config")
 	fragments+=("$here/$flavour.config")
 fi
 
