@@ -182,6 +182,7 @@ check: deps
 	$(MAKE) check-asan
 	$(MAKE) check-vm
 	$(MAKE) check-vm-host
+	$(MAKE) check-soak check-faults check-load
 	$(MAKE) check-census
 	$(MAKE) check-import
 	$(MAKE) check-repro
@@ -250,6 +251,44 @@ check-vm: $(VM_BINS) $(GUEST_TOOLS)
 check-vm-host: $(VM_BINS) $(GUEST_TOOLS)
 	$(HOST_BIN) $(USBRIG_FLAGS) --gadget-on-host \
 		--junit $(BUILD)/check-vm-host.xml $(SCENARIOS)
+
+# soak: in one boot, SOAK_CYCLES (1000) attach/detach cycles over three
+# gadgets (usblcd through new_id, usbhid, cdc_acm bound each time) and as
+# many new_id / unbind / remove_id cycles of usblcd; the gadget server's
+# descriptors and memory, sampled after 10 cycles and at the end, must not
+# grow, and any kernel warning fails it (tests/soak/gen.sh writes the
+# scenarios into $(BUILD)/soak/).  About 17 min without KVM.  check-soak
+# (in make check): the same with SOAK_CHECK_CYCLES (40).
+SOAK_CYCLES ?= 1000
+SOAK_CHECK_CYCLES ?= 40
+
+.PHONY: soak check-soak
+soak: $(VM_BINS)
+	tests/soak/gen.sh $(BUILD)/soak $(SOAK_CYCLES)
+	$(HOST_BIN) $(USBRIG_FLAGS) --junit $(BUILD)/soak/soak.xml \
+		$(BUILD)/soak/soak-attach.scenario $(BUILD)/soak/soak-newid.scenario
+
+check-soak: $(VM_BINS)
+	tests/soak/gen.sh $(BUILD)/soak-check $(SOAK_CHECK_CYCLES)
+	$(HOST_BIN) $(USBRIG_FLAGS) --junit $(BUILD)/soak-check/soak.xml \
+		$(BUILD)/soak-check/soak-attach.scenario \
+		$(BUILD)/soak-check/soak-newid.scenario
+
+# check-faults (in make check): the rig under faults, each followed by a
+# good scenario in the same run: usbrig-gadget killed mid-transfer, the
+# device's connection cut mid-transfer, a guest panic, a guest that hangs
+# without a word.  Each fault must fail with its cause, each neighbour
+# pass, the JUnit file list all eight (tests/faults/check.sh).
+.PHONY: check-faults
+check-faults: $(VM_BINS) $(GUEST_TOOLS)
+	tests/faults/check.sh $(HOST_BIN) $(BUILD)/faults
+
+# check-load (in make check): 100 devices at once in one guest, each bound
+# (tests/load/load-100-devices.scenario, `gadget ... copies 100`).
+.PHONY: check-load
+check-load: $(VM_BINS)
+	$(HOST_BIN) $(USBRIG_FLAGS) --junit $(BUILD)/check-load.xml \
+		tests/load/load-100-devices.scenario
 
 # soak-usbtest: the usbtest scenarios USBTEST_RUNS times in a row (20),
 # a boot each, with the kernel's default preemption; stops at the first

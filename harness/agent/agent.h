@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define AG_GADGETS_MAX	8
+#define AG_GADGETS_MAX	120	/* vhci: 8 controllers x 15 ports */
 #define AG_ID_MAX	32
 #define AG_NAME_MAX	64
 #define AG_TEXT_MAX	4096	/* a "what the agent saw" text */

@@ -234,6 +234,19 @@ static void write_sys(const char *path, const char *val)
 		close(fd);
 }
 
+/*
+ * A console marker (plan.h) into /dev/kmsg, opened for each: the kernel
+ * rate-limits the writes of one open file (10 in 5 s), and a marker must
+ * not be the one it drops.
+ */
+static void kmsg_mark(const char *what, const char *name)
+{
+	char buf[AG_NAME_MAX + 64];
+
+	strfmt(buf, sizeof(buf), PLAN_MARK_LEVEL "%s%s", what, name);
+	write_sys("/dev/kmsg", buf);
+}
+
 /* ---- the plan ---- */
 
 /* Split a copy of line (plan_split decodes in place, and a scenario's
@@ -307,6 +320,8 @@ static void run_scenario(char **lines, int nl)
 	strfmt(s->name, sizeof(s->name), "%s", n >= 2 ? t[1].s : "unnamed");
 	if (n >= 4)
 		plan_parse_uint(t[3].s, 86400000, &to);
+	/* before the mark below, which forgets it: no expectation sees it */
+	kmsg_mark(PLAN_MARK_BEGIN, s->name);
 	ev_mark_scenario();
 	s->start_us = now_us();
 	s->deadline_us = s->start_us + to * 1000ull;
@@ -413,6 +428,9 @@ static void run_scenario(char **lines, int nl)
 			   server_exit(s, saw, sizeof(saw)), NULL);
 	}
 	usb_cleanup(s);
+	/* every kernel line of the scenario, cleanup included, is before it
+	 * in the console */
+	kmsg_mark(PLAN_MARK_END, s->name);
 	out_line("end %s", s->name);
 	modules_free(s->mods_before, s->n_mods_before);
 	cur = NULL;

@@ -1199,7 +1199,8 @@ static int do_expect_no_node(struct step *s)
 	return expect_node_step(s, false);
 }
 
-/* One function per plan kind; NULL for PLAN_SAY, which no plan holds. */
+/* One function per plan kind; NULL for those no plan holds (PLAN_SAY,
+ * PLAN_EXPECT_REPORT: PLAN_KIND_IN_PLAN). */
 static int (*const step_fns[PLAN_N_KINDS])(struct step *s) = {
 	[PLAN_ATTACH] = do_attach,
 	[PLAN_DETACH] = do_detach,

@@ -94,4 +94,21 @@ long plan_b64_decode(void *dst, size_t size, const char *s);
 /* CRC-32 (IEEE 802.3, as zlib's crc32()): start with crc 0. */
 unsigned int plan_crc32(unsigned int crc, const void *p, size_t n);
 
+/*
+ * Console markers (docs/harness-design.md, "Which scenario a kernel
+ * report belongs to"): the agent writes
+ *
+ *	PLAN_MARK_LEVEL PLAN_MARK_BEGIN NAME	before a scenario's first step
+ *	PLAN_MARK_LEVEL PLAN_MARK_END NAME	after its cleanup
+ *
+ * into /dev/kmsg, so that the console, which lags behind the results
+ * channel, itself says which scenario each kernel line after a marker
+ * belongs to (harness/host/console.c reads them).  KERN_WARNING: the
+ * console prints the levels below the command line's loglevel=5
+ * (harness/host/vm.c).
+ */
+#define PLAN_MARK_LEVEL	"<4>"
+#define PLAN_MARK_BEGIN	"usbrig: scenario begin "
+#define PLAN_MARK_END	"usbrig: scenario end "
+
 #endif /* USBRIG_PLAN_H */

@@ -29,6 +29,7 @@ const char *const plan_kind_names[PLAN_N_KINDS] = {
 	[PLAN_RUN] = "run",
 	[PLAN_SAVE] = "save",
 	[PLAN_SAY] = "say",
+	[PLAN_EXPECT_REPORT] = "expect-kernel-report",
 };
 
 const char *const plan_attach_modes[PLAN_N_ATTACH_MODES] = {

@@ -34,8 +34,15 @@ enum plan_kind {
 	PLAN_SAVE,		/* a guest file to the host (run.c writes it) */
 	PLAN_SAY,		/* a scenario's `say`: host only (the
 				 * transcript), never in a plan */
+	PLAN_EXPECT_REPORT,	/* `expect kernel-report`: host only (judged
+				 * from the console's reports, report.c),
+				 * never in a plan */
 };
-#define PLAN_N_KINDS	(PLAN_SAY + 1)
+#define PLAN_N_KINDS	(PLAN_EXPECT_REPORT + 1)
+
+/* Does a step of this kind go into the plan (to the agent)? */
+#define PLAN_KIND_IN_PLAN(kind) \
+	((kind) != PLAN_SAY && (kind) != PLAN_EXPECT_REPORT)
 
 /* attach MODE */
 enum plan_attach_mode { PLAN_VERIFY, PLAN_NO_VERIFY, PLAN_NO_WAIT };

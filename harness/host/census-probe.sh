@@ -173,7 +173,7 @@ static)
 		exit 0
 	fi
 	for i in /sys/bus/usb/devices/$dev/$dev:*; do
-		[ -f $i/modalias ] && bounded 15 modprobe -q "$(cat $i/modalias)"
+		[ -f $i/modalias ] && bounded 25 modprobe -q "$(cat $i/modalias)"
 	done
 	settle $dev
 	record static $2 $dev "$(cat $dir/module)"
@@ -188,7 +188,7 @@ newid)
 		echo "nodev newid $k" >>$out
 		exit 0
 	fi
-	bounded 15 modprobe -q $mod
+	bounded 25 modprobe -q $mod
 	settle $dev
 	record newid-before $k $dev $mod
 	# a usb-serial driver takes its ids on the usb-serial bus (which
@@ -212,7 +212,7 @@ newid)
 		echo "newid-none $k no driver of $mod has a new_id file (drivers: $(ls /sys/module/$mod/drivers 2>/dev/null | tr '\n' ' '))" >>$out
 	fi
 	for p in $paths; do
-		bounded 15 sh -c "printf '%s' '$vid $pid${cls:+ $cls}' >$p" \
+		bounded 25 sh -c "printf '%s' '$vid $pid${cls:+ $cls}' >$p" \
 			2>$dir/err
 		echo "newid $k $p $? $(cat $dir/err)" >>$out
 	done

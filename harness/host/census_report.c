@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "../common/fsutil.h"
+#include "../common/plan.h"
 
 #define REPORT_MAX	(16u << 20)
 #define EXCERPT_LINES	12
@@ -122,7 +123,7 @@ static bool phase_log_line(const char *s)
 		"new SuperSpeed USB device", "New USB device found",
 		"New USB device strings", "Product: ", "Manufacturer: ",
 		"SerialNumber: ", "USB disconnect, device number",
-		"SetAddress Request",
+		"SetAddress Request", PLAN_MARK_BEGIN, PLAN_MARK_END,
 	};
 	const char *p = strstr(s, "probe of ");
 

@@ -22,6 +22,8 @@ struct report {
 	int next_print;		/* KTAP is printed in order */
 	int n_done;
 	struct report_opts o;
+	struct rp_result *tr_live;	/* the transcript told live */
+	int tr_seq;		/* results with a transcript so far */
 };
 
 /* ---- a growable string ---------------------------------------------- */
@@ -140,6 +142,7 @@ struct report *report_new(struct scenario *const *sc, int n,
 		for (j = 0, k = 0; j < sc[i]->n_steps; j++) {
 			if (sc[i]->steps[j].kind == PLAN_SAY)
 				continue;
+			res->subs[k].key = sc[i]->steps[j].key;
 			res->subs[k].line = sc[i]->steps[j].line;
 			res->subs[k].res = RP_NONE;
 			k++;
@@ -167,6 +170,9 @@ static void free_result(struct rp_result *res)
 	free(res->crash_excerpt);
 	free(res->console);
 	free(res->console_path);
+	if (res->tr_f)
+		fclose(res->tr_f);
+	free(res->tr_buf);
 }
 
 void report_free(struct report *r)
@@ -204,7 +210,7 @@ void report_start(struct report *r)
 static const struct sc_step *step_of(const struct rp_result *res,
 				     const struct rp_sub *sub)
 {
-	return scenario_step_at(res->sc, sub->line);
+	return scenario_step_at(res->sc, sub->key);
 }
 
 /* One line of text, indented, with its own line breaks indented too. */
@@ -227,34 +233,67 @@ static void print_indented(FILE *f, const char *prefix, const char *text)
 	}
 }
 
-/* Transcript: print the statements up to `line` not printed yet (say
- * texts as prose); with sub, that step's diags and result under it. */
-static void tr_upto(struct report *r, struct rp_result *res, int line,
-		    const struct rp_sub *sub)
+/*
+ * Where a scenario's transcript goes.  One is told live at a time; one
+ * that begins while the one before is not done yet (its result waits for
+ * the kernel console, run.c) is held in a buffer until its turn
+ * (tr_next_live).
+ */
+static FILE *tr_file(struct report *r, struct rp_result *res)
 {
-	const struct scenario *sc = res->sc;
-	FILE *f = r->o.ktap;
+	if (!res->tr_seq)
+		res->tr_seq = ++r->tr_seq;
+	if (!r->tr_live)
+		r->tr_live = res;
+	if (r->tr_live == res)
+		return r->o.ktap;
+	if (!res->tr_f)
+		res->tr_f = open_memstream(&res->tr_buf, &res->tr_len);
+	return res->tr_f ? res->tr_f : r->o.ktap;
+}
+
+/* The live one is done: tell the held ones in the order they began, up
+ * to one not done, which goes on live. */
+static void tr_next_live(struct report *r)
+{
+	r->tr_live = NULL;
+	for (;;) {
+		struct rp_result *next = NULL;
+		int i;
+
+		for (i = 0; i < r->n; i++)
+			if (r->res[i].tr_f &&
+			    (!next || r->res[i].tr_seq < next->tr_seq))
+				next = &r->res[i];
+		if (!next)
+			return;
+		fclose(next->tr_f);
+		next->tr_f = NULL;
+		if (next->tr_buf)
+			fwrite(next->tr_buf, 1, next->tr_len, r->o.ktap);
+		free(next->tr_buf);
+		next->tr_buf = NULL;
+		fflush(r->o.ktap);
+		if (!next->done) {
+			r->tr_live = next;
+			return;
+		}
+	}
+}
+
+/* Transcript: a step's diags and result, under its statement. */
+static void tr_result(FILE *f, const struct rp_sub *sub)
+{
 	int d;
 
-	if (!f || !r->o.transcript)
-		return;
-	while (res->tr_next < sc->n_steps &&
-	       sc->steps[res->tr_next].line <= line) {
-		const struct sc_step *st = &sc->steps[res->tr_next++];
-
-		if (st->kind == PLAN_SAY) {
-			fprintf(f, "\n");
-			print_indented(f, "  ", st->text);
-			continue;
-		}
-		fprintf(f, "  %s:%d $ %s\n", sc->file, st->line, st->src);
-	}
-	if (!sub)
-		goto out;
 	for (d = 0; d < sub->n_diags; d++)
 		print_indented(f, "        | ", sub->diags[d]);
 	switch (sub->res) {
 	case RP_PASS:
+		if (sub->at < 0) {	/* judged at the end: no time */
+			fprintf(f, "        ok\n");
+			break;
+		}
 		fprintf(f, "        ok%s%s%s (%.1fs)\n", sub->kv ? " (" : "",
 			sub->kv ? sub->kv : "", sub->kv ? ")" : "", sub->at);
 		break;
@@ -267,48 +306,82 @@ static void tr_upto(struct report *r, struct rp_result *res, int line,
 	case RP_NONE:
 		break;
 	}
-out:
+}
+
+/* Transcript: print the statements up to the step of `key` not printed yet
+ * (say texts as prose; `expect kernel-report` waits for tr_done); with
+ * sub, that step's diags and result under it. */
+static void tr_upto(struct report *r, struct rp_result *res, int key,
+		    const struct rp_sub *sub)
+{
+	const struct scenario *sc = res->sc;
+	FILE *f;
+	int last;
+
+	if (!r->o.ktap || !r->o.transcript)
+		return;
+	f = tr_file(r, res);
+	/* keys are unique, not ordered (copies): up to the step's index */
+	for (last = sc->n_steps - 1; key != 1 << 30 && last >= 0; last--)
+		if (sc->steps[last].key == key)
+			break;
+	while (res->tr_next < sc->n_steps && res->tr_next <= last) {
+		const struct sc_step *st = &sc->steps[res->tr_next++];
+
+		if (st->kind == PLAN_SAY) {
+			fprintf(f, "\n");
+			print_indented(f, "  ", st->text);
+			continue;
+		}
+		if (st->kind == PLAN_EXPECT_REPORT)
+			continue;
+		fprintf(f, "  %s:%d $ %s\n", sc->file, st->line, st->src);
+	}
+	if (sub)
+		tr_result(f, sub);
 	fflush(f);
 }
 
-static struct rp_sub *sub_at(struct rp_result *res, int line)
+static struct rp_sub *sub_at(struct rp_result *res, int key)
 {
 	int i;
 
 	for (i = 0; i < res->n_subs; i++)
-		if (res->subs[i].line == line)
+		if (res->subs[i].key == key)
 			return &res->subs[i];
 	return NULL;
 }
 
 void rp_begin(struct report *r, struct rp_result *res, double now)
 {
-	FILE *f = r->o.ktap;
+	FILE *f;
 
 	res->begun = true;
 	res->t_begin = now;
-	if (!f || !r->o.transcript)
+	if (!r->o.ktap || !r->o.transcript)
 		return;
+	f = tr_file(r, res);
 	fprintf(f, "\n== %s (%s)\n", res->sc->name, res->sc->file);
 	if (res->sc->summary)
 		print_indented(f, "   ", res->sc->summary);
 	fflush(f);
 }
 
-void rp_step(struct report *r, struct rp_result *res, int line,
+void rp_step(struct report *r, struct rp_result *res, int key,
 	     enum rp_res what, const char *desc, const char *saw,
 	     const char *kv, double now)
 {
-	struct rp_sub *sub = sub_at(res, line);
+	struct rp_sub *sub = sub_at(res, key);
 
 	if (!sub) {
-		rp_error(res, "the agent reported on line %d, which has no "
-			 "step: %s %s", line, desc ? desc : "",
-			 saw ? saw : "");
+		rp_error(res, "the agent reported on step %d, which the "
+			 "scenario does not have: %s %s", key,
+			 desc ? desc : "", saw ? saw : "");
 		return;
 	}
 	if (sub->res != RP_NONE) {
-		rp_error(res, "the agent reported line %d twice", line);
+		rp_error(res, "the agent reported step %d (line %d) twice",
+			 key, sub->line);
 		return;
 	}
 	sub->res = what;
@@ -321,7 +394,7 @@ void rp_step(struct report *r, struct rp_result *res, int line,
 	sub->n_diags = res->n_diags;
 	res->diags = NULL;
 	res->n_diags = 0;
-	tr_upto(r, res, line, sub);
+	tr_upto(r, res, key, sub);
 }
 
 void rp_diag(struct report *r, struct rp_result *res, const char *text)
@@ -330,6 +403,7 @@ void rp_diag(struct report *r, struct rp_result *res, const char *text)
 	push_str(&res->diags, &res->n_diags, text);
 }
 
+__attribute__((format(printf, 1, 0)))
 static char *vfmt(const char *fmt, va_list ap)
 {
 	char *s = NULL;
@@ -361,12 +435,53 @@ void rp_skip(struct rp_result *res, const char *fmt, ...)
 	va_end(ap);
 }
 
-void rp_crash(struct rp_result *res, const char *what, const char *excerpt)
+/* The `expect kernel-report` step a report's first line answers (one
+ * not answered yet first), or NULL. */
+static struct rp_sub *expected_report(struct rp_result *res,
+				      const char *what)
 {
+	struct rp_sub *any = NULL;
+	int i;
+
+	for (i = 0; i < res->n_subs; i++) {
+		struct rp_sub *sub = &res->subs[i];
+		const struct sc_step *st = step_of(res, sub);
+
+		if (!st || st->kind != PLAN_EXPECT_REPORT ||
+		    !strstr(what, st->text))
+			continue;
+		if (sub->res == RP_NONE)
+			return sub;
+		if (!any)
+			any = sub;
+	}
+	return any;
+}
+
+bool rp_crash(struct rp_result *res, const char *what, const char *excerpt)
+{
+	struct rp_sub *sub = expected_report(res, what);
+
+	if (sub) {
+		/* what the scenario expects: that step passes (the first
+		 * such report says so), the scenario does not fail */
+		if (sub->res == RP_NONE) {
+			char *d = NULL;
+
+			sub->res = RP_PASS;
+			sub->at = -1;
+			if (asprintf(&d, "kernel report: %s", what) >= 0) {
+				push_str(&sub->diags, &sub->n_diags, d);
+				free(d);
+			}
+		}
+		return true;
+	}
 	if (res->crash_what)
-		return;	/* the first report is the one that matters */
+		return false;	/* the first report is the one that matters */
 	res->crash_what = xstrdup(what);
 	res->crash_excerpt = xstrdup(excerpt);
+	return false;
 }
 
 void rp_console(struct rp_result *res, const char *path,
@@ -401,6 +516,39 @@ static const struct rp_sub *first_skip(const struct rp_result *res)
 	return NULL;
 }
 
+/*
+ * The `expect kernel-report` steps no report answered (rp_crash) fail;
+ * or, when a step of the agent's was skipped (then what makes the report
+ * may not have run), they are skipped with its reason.
+ */
+static void judge_reports(struct rp_result *res)
+{
+	const struct rp_sub *skipped = first_skip(res);
+	char *why = NULL;
+	int i;
+
+	for (i = 0; i < res->n_subs; i++) {
+		struct rp_sub *sub = &res->subs[i];
+		const struct sc_step *st = step_of(res, sub);
+
+		if (!st || st->kind != PLAN_EXPECT_REPORT ||
+		    sub->res != RP_NONE)
+			continue;
+		sub->at = -1;
+		if (skipped) {
+			sub->res = RP_SKIP;
+			sub->saw = xstrdup(skipped->saw ? skipped->saw :
+					   "a step was skipped");
+			continue;
+		}
+		sub->res = RP_FAIL;
+		if (asprintf(&why, "no kernel report whose first line contains "
+			     "\"%s\" was logged during the scenario (its steps "
+			     "and its cleanup)", st->text) >= 0)
+			sub->saw = why;
+	}
+}
+
 static enum rp_res decide(struct rp_result *res)
 {
 	int i;
@@ -415,6 +563,8 @@ static enum rp_res decide(struct rp_result *res)
 		rp_error(res, "never ran (the agent did not begin it)");
 	if (res->begun && !res->ended && !res->error)
 		rp_error(res, "no end: the scenario did not finish");
+	if (res->begun)
+		judge_reports(res);
 	if (res->crash_what)
 		rp_error(res, "kernel crash report: %s", res->crash_what);
 	if (res->error || first_fail(res))
@@ -580,11 +730,23 @@ static void print_progress(struct report *r, struct rp_result *res)
 
 static void tr_done(struct report *r, struct rp_result *res)
 {
-	FILE *f = r->o.ktap;
+	FILE *f;
+	int i;
 
-	if (!f || !r->o.transcript)
+	if (!r->o.ktap || !r->o.transcript)
 		return;
 	tr_upto(r, res, 1 << 30, NULL);
+	f = tr_file(r, res);
+	/* judged when the scenario ended: told last */
+	for (i = 0; i < res->n_subs; i++) {
+		const struct rp_sub *sub = &res->subs[i];
+		const struct sc_step *st = step_of(res, sub);
+
+		if (!st || st->kind != PLAN_EXPECT_REPORT)
+			continue;
+		fprintf(f, "  %s:%d $ %s\n", res->sc->file, st->line, st->src);
+		tr_result(f, sub);
+	}
 	if (res->error)
 		print_indented(f, "  !! ", res->error);
 	if (res->crash_what)
@@ -598,6 +760,8 @@ static void tr_done(struct report *r, struct rp_result *res)
 	if (res->res == RP_SKIP)
 		fprintf(f, "   (%s)\n", skip_reason(res));
 	fflush(f);
+	if (r->tr_live == res)
+		tr_next_live(r);
 }
 
 void report_done(struct report *r, struct rp_result *res, double now)

@@ -21,14 +21,16 @@ enum rp_res { RP_PASS, RP_FAIL, RP_SKIP, RP_NONE };
 
 /* The result of one step (one plan line), as the agent reported it. */
 struct rp_sub {
-	int line;
+	int key;		/* the step's key (sc_step.key) */
+	int line;		/* its line in the scenario file */
 	enum rp_res res;	/* RP_NONE: no result line came */
 	char *desc;		/* the agent's description */
 	char *saw;		/* fail: what the agent saw; skip: reason */
 	char *kv;		/* "key=value ..." measurements, or NULL */
 	char **diags;		/* diag lines that came before the result */
 	int n_diags;
-	double at;		/* seconds since the scenario began */
+	double at;		/* seconds since the scenario began; -1:
+				 * judged at its end (expect kernel-report) */
 };
 
 struct rp_result {
@@ -50,6 +52,10 @@ struct rp_result {
 	double t_end;
 	bool done;
 	int tr_next;		/* transcript: next step index to print */
+	int tr_seq;		/* transcript: its place in the telling */
+	FILE *tr_f;		/* transcript: held while another is told */
+	char *tr_buf;
+	size_t tr_len;
 };
 
 struct report_opts {
@@ -76,15 +82,20 @@ void report_start(struct report *r);
 
 /* `begin` came: for the transcript, and to time the scenario. */
 void rp_begin(struct report *r, struct rp_result *res, double now);
-/* A result line for a step: res is RP_PASS, RP_FAIL or RP_SKIP. */
-void rp_step(struct report *r, struct rp_result *res, int line,
+/* A result line for the step of key (sc_step.key): RP_PASS, RP_FAIL or
+ * RP_SKIP. */
+void rp_step(struct report *r, struct rp_result *res, int key,
 	     enum rp_res what, const char *desc, const char *saw,
 	     const char *kv, double now);
 void rp_diag(struct report *r, struct rp_result *res, const char *text);
 /* A scenario-level failure; the first one wins. */
 void rp_error(struct rp_result *res, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void rp_crash(struct rp_result *res, const char *what, const char *excerpt);
+/* A kernel report during the scenario (its first console line, and an
+ * excerpt): it fails the scenario (the first one is kept), unless an
+ * `expect kernel-report` step's text is in what: then that step passes.
+ * true when a step expected it. */
+bool rp_crash(struct rp_result *res, const char *what, const char *excerpt);
 void rp_console(struct rp_result *res, const char *path,
 		const char *excerpt);
 /* Skipped without running. */

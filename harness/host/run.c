@@ -5,15 +5,20 @@
  *
  * The boot child speaks to the parent in lines:
  *	A <agent line>			a result line, verbatim
- *	C "what" "excerpt"		vm_cb.crash
+ *	C "what" "excerpt" "scenario"	vm_cb.crash ("" scenario: none)
+ *	M begin|end NAME AT TO		vm_cb.mark
  *	E <enum vm_end>			vm_run() returned
  * A `save` step's file comes as `data` lines before its result
  * (harness/common/plan.h); the parent gathers them per job and writes the
  * file when the result's bytes= and crc32= agree with what came.
- * The parent keeps, per job, the running scenario (`begin` seen, `end`
- * not yet) and the last ended one, which stays open until the next
- * `begin` or the end of the boot: a crash report that arrives in between
- * comes from that scenario's cleanup and fails it.
+ *
+ * A kernel report belongs to the scenario the console's markers say it
+ * came in (console.h), whatever the agent's channel, which is ahead of
+ * the console, has reached.  So a scenario's result is final only when
+ * both are done with it: the agent's `end`, and the console's end marker
+ * of it or a later marker (every report of it has come before), or the
+ * end of the boot.  A report from before any marker (the boot's) fails
+ * the boot's first scenario.
  */
 #define _GNU_SOURCE
 #include "run.h"
@@ -36,6 +41,7 @@
 #include "../common/plan.h"
 #include "../common/fsutil.h"
 #include "initramfs.h"
+#include "server.h"		/* SERVER_MAX_GADGETS */
 #include "vm.h"
 
 #define RUN_LINE_MAX		(256 * 1024)	/* a crash excerpt may be long */
@@ -46,9 +52,22 @@
 					 * this also covers the initramfs */
 #define GRACE_IDLE_S		30
 
+/*
+ * A scenario of the running boot, as the agent and the console tell it.
+ * Offsets are in the boot's console.log, -1 unknown.
+ */
+struct boot_sc {
+	int idx;		/* report index */
+	bool agent_done;	/* its `end` came (or the agent went on) */
+	long agent_off;		/* console.log's size at its `begin` */
+	long con_from;		/* its begin marker's line */
+	long con_to;		/* after its end marker's line (or where the
+				 * next scenario's begin marker is) */
+};
+
 /* The `data` lines of the running `save` step of a job. */
 struct save_buf {
-	int line;		/* its step's line, 0 none */
+	int line;		/* its step's key (the plan's number), 0 none */
 	unsigned char *buf;
 	size_t len, cap;
 	char bad[256];		/* why the chunks cannot be trusted, or "" */
@@ -72,6 +91,10 @@ struct job {
 	char *pending_crash_what;	/* crash before any begin */
 	char *pending_crash_excerpt;
 	long console_off;	/* console.log size at the running begin */
+	struct boot_sc *bs;	/* this boot's scenarios, in plan order */
+	int n_bs;
+	int con_closed;		/* bs[0 .. con_closed - 1]: the console has
+				 * told all of theirs */
 	double t_spawn, t_line, t_begin;
 	unsigned int idle_s;
 	bool boot_failed;	/* some scenario of this boot failed */
@@ -305,14 +328,33 @@ static void child_quoted(const char *s)
 	free(q);
 }
 
-static void child_crash_cb(void *ctx, const char *what, const char *excerpt)
+static void child_crash_cb(void *ctx, const char *what, const char *excerpt,
+			   const char *scenario)
 {
 	(void)ctx;
 	child_write("C ", 2);
 	child_quoted(what ? what : "");
 	child_write(" ", 1);
 	child_quoted(excerpt ? excerpt : "");
+	child_write(" ", 1);
+	child_quoted(scenario ? scenario : "");
 	child_write("\n", 1);
+}
+
+static void child_mark_cb(void *ctx, bool end, const char *scenario,
+			  long long at, long long to)
+{
+	char buf[160];
+
+	(void)ctx;
+	/* a name the console shows may be anything: only a plain word
+	 * goes on (a scenario's name is one) */
+	if (!*scenario || scenario[strcspn(scenario, " \t\"\\")] ||
+	    strlen(scenario) >= SC_NAME_MAX)
+		return;
+	snprintf(buf, sizeof(buf), "M %s %s %lld %lld\n",
+		 end ? "end" : "begin", scenario, at, to);
+	child_write(buf, strlen(buf));
 }
 
 static void __attribute__((noreturn))
@@ -321,6 +363,7 @@ boot_child(const struct vm_opts *vo, int fd)
 	struct vm_cb cb = {
 		.line = child_line_cb,
 		.crash = child_crash_cb,
+		.mark = child_mark_cb,
 	};
 	char end[32];
 	enum vm_end e;
@@ -389,7 +432,7 @@ static int spawn_boot(struct run *ru, struct job *j)
 	const char **gadgets = NULL, **modules = NULL, **tools = NULL;
 	const char **served = NULL;
 	struct initramfs_file *files = NULL;
-	size_t n_g = 0, n_m = 0, n_f = 0, n_t = 0, n_s = 0;
+	size_t n_g = 0, n_m = 0, n_f = 0, n_t = 0, n_s = 0, cap_m = 1;
 	char plan[PATH_MAX + 96];
 	unsigned int max_t = 0;
 	struct vm_opts vo;
@@ -401,6 +444,18 @@ static int spawn_boot(struct run *ru, struct job *j)
 	if (!rem)
 		return -ENOMEM;
 	n_rem = remaining(ru, j, rem);
+	/* --gadget-on-host: one server serves the boot's gadgets, each a
+	 * device of its own; what does not fit waits for the next boot */
+	if (o->gadget_on_host) {
+		int served_n = 0;
+
+		for (i = 0; i < n_rem; i++) {
+			served_n += ru->sc[rem[i]]->n_gadgets;
+			if (i && served_n > SERVER_MAX_GADGETS)
+				break;
+		}
+		n_rem = i;
+	}
 	if (!n_rem) {
 		free(rem);
 		return 0;
@@ -420,7 +475,10 @@ static int spawn_boot(struct run *ru, struct job *j)
 	}
 	gadgets = calloc((size_t)n_rem * SC_GADGETS_MAX + 1, sizeof(*gadgets));
 	served = calloc((size_t)n_rem * SC_GADGETS_MAX + 1, sizeof(*served));
-	modules = calloc((size_t)n_rem * SC_STEPS_MAX + 1, sizeof(*modules));
+	for (i = 0; i < n_rem; i++)
+		cap_m += (size_t)ru->sc[rem[i]]->n_steps +
+			 (size_t)ru->sc[rem[i]]->n_reqs;
+	modules = calloc(cap_m, sizeof(*modules));
 	files = calloc((size_t)n_rem * SC_FILES_MAX + 1, sizeof(*files));
 	tools = calloc((size_t)n_rem * 4 + 1, sizeof(*tools));
 	if (!gadgets || !served || !modules || !files || !tools) {
@@ -477,7 +535,7 @@ static int spawn_boot(struct run *ru, struct job *j)
 		 * command loads it (modprobe by modalias, as udev would) */
 		for (k = 0; k < s->n_reqs; k++)
 			if (s->reqs[k].kind == SC_REQ_MODULE &&
-			    n_m < (size_t)n_rem * SC_STEPS_MAX &&
+			    n_m < cap_m &&
 			    !in_list(modules, n_m, s->reqs[k].arg))
 				modules[n_m++] = s->reqs[k].arg;
 	}
@@ -535,6 +593,17 @@ static int spawn_boot(struct run *ru, struct job *j)
 	j->n_begun = 0;
 	j->vm_end = -1;
 	j->killed[0] = '\0';
+	/* without it (no memory) results are final at the agent's `end` */
+	free(j->bs);
+	j->bs = calloc((size_t)n_rem, sizeof(*j->bs));
+	j->n_bs = j->bs ? n_rem : 0;
+	j->con_closed = 0;
+	for (i = 0; i < j->n_bs; i++) {
+		j->bs[i].idx = rem[i];
+		j->bs[i].agent_off = -1;
+		j->bs[i].con_from = -1;
+		j->bs[i].con_to = -1;
+	}
 	j->t_spawn = now_s(ru);
 	j->t_line = j->t_spawn;
 	j->idle_s = max_t + GRACE_IDLE_S;
@@ -585,9 +654,9 @@ static long console_size(const struct job *j)
 	return (long)st.st_size;
 }
 
-/* The console from offset `from` to its end, at most the last
- * CONSOLE_EXCERPT_MAX bytes of it. */
-static char *console_part(const struct job *j, long from)
+/* The console from offset `from` to `to` (-1: its end), at most the
+ * last CONSOLE_EXCERPT_MAX bytes of that. */
+static char *console_part(const struct job *j, long from, long to)
 {
 	char path[PATH_MAX + 96];
 	long size = console_size(j);
@@ -595,31 +664,34 @@ static char *console_part(const struct job *j, long from)
 	FILE *f;
 	size_t n;
 
-	if (from < 0 || from > size)
+	if (to < 0 || to > size)
+		to = size;
+	if (from < 0 || from > to)
 		from = 0;
-	if (size - from > CONSOLE_EXCERPT_MAX)
-		from = size - CONSOLE_EXCERPT_MAX;
-	buf = malloc((size_t)(size - from) + 1);
+	if (to - from > CONSOLE_EXCERPT_MAX)
+		from = to - CONSOLE_EXCERPT_MAX;
+	buf = malloc((size_t)(to - from) + 1);
 	if (!buf)
 		return NULL;
 	f = fopen(console_path(j, path, sizeof(path)), "r");
 	if (!f || fseek(f, from, SEEK_SET)) {
 		if (f)
 			fclose(f);
-		if (vm_console_excerpt(j->dir, buf, (size_t)(size - from) + 1) < 0)
+		if (vm_console_excerpt(j->dir, buf, (size_t)(to - from) + 1) < 0)
 			buf[0] = '\0';
 		return buf;
 	}
-	n = fread(buf, 1, (size_t)(size - from), f);
+	n = fread(buf, 1, (size_t)(to - from), f);
 	buf[n] = '\0';
 	fclose(f);
 	return buf;
 }
 
-static void attach_console(struct job *j, struct rp_result *res, long from)
+static void attach_console(struct job *j, struct rp_result *res, long from,
+			   long to)
 {
 	char path[PATH_MAX + 96];
-	char *part = console_part(j, from);
+	char *part = console_part(j, from, to);
 
 	rp_console(res, console_path(j, path, sizeof(path)),
 		   part ? part : "");
@@ -639,11 +711,11 @@ static bool ends_with(const char *s, const char *tail)
  * read) is a write to a new_id or bind file: after an attach it measures
  * enumeration too, after a remove_id a probe that was already running.
  */
-static bool write_latency(const struct scenario *s, int line)
+static bool write_latency(const struct scenario *s, int key)
 {
 	int i;
 
-	for (i = 0; i < s->n_steps && s->steps[i].line != line; i++)
+	for (i = 0; i < s->n_steps && s->steps[i].key != key; i++)
 		;
 	while (--i >= 0) {
 		switch (s->steps[i].kind) {
@@ -657,6 +729,7 @@ static bool write_latency(const struct scenario *s, int line)
 		case PLAN_EXPECT_DYNID:
 		case PLAN_READ:
 		case PLAN_SAY:
+		case PLAN_EXPECT_REPORT:
 			continue;
 		default:
 			return s->steps[i].kind == PLAN_WRITE &&
@@ -683,7 +756,7 @@ static void finish(struct run *ru, struct job *j, int idx)
 		const char *p = kv ? strstr(kv, "latency_us=") : NULL;
 
 		if (!p || res->subs[i].res != RP_PASS ||
-		    !write_latency(res->sc, res->subs[i].line))
+		    !write_latency(res->sc, res->subs[i].key))
 			continue;
 		if (ru->n_lat == ru->cap_lat) {
 			int cap = ru->cap_lat ? ru->cap_lat * 2 : 64;
@@ -721,6 +794,110 @@ static int find_in_job(struct run *ru, struct job *j, const char *name)
 			return j->idx[i];
 	}
 	return -1;
+}
+
+/* ---- the console's word on a result ------------------------------------ */
+
+static struct boot_sc *boot_sc_of(struct job *j, int idx)
+{
+	int p;
+
+	for (p = 0; p < j->n_bs; p++)
+		if (j->bs[p].idx == idx)
+			return &j->bs[p];
+	return NULL;
+}
+
+static struct boot_sc *boot_sc_named(struct run *ru, struct job *j,
+				     const char *name)
+{
+	int p;
+
+	for (p = 0; p < j->n_bs; p++)
+		if (!strcmp(ru->sc[j->bs[p].idx]->name, name))
+			return &j->bs[p];
+	return NULL;
+}
+
+/* Its result is final: with its part of the console, from its begin
+ * marker to its end (or to the next begin marker), or else from where
+ * the console was at its `begin`. */
+static void settle_one(struct run *ru, struct job *j, struct boot_sc *b)
+{
+	struct rp_result *res = report_result(ru->r, b->idx);
+
+	if (res->done)
+		return;
+	if (b->con_from >= 0)
+		attach_console(j, res, b->con_from, b->con_to);
+	else
+		attach_console(j, res, b->agent_off, -1);
+	finish(ru, j, b->idx);
+}
+
+/* Make final what both the agent and the console are done with. */
+static void settle(struct run *ru, struct job *j)
+{
+	int p;
+
+	for (p = 0; p < j->con_closed && p < j->n_bs; p++)
+		if (j->bs[p].agent_done)
+			settle_one(ru, j, &j->bs[p]);
+}
+
+/* The agent is done with scenario idx (it may wait for the console). */
+static void agent_done(struct run *ru, struct job *j, int idx)
+{
+	struct boot_sc *b = boot_sc_of(j, idx);
+
+	if (!b) {	/* no record of the boot: as final as it gets */
+		attach_console(j, report_result(ru->r, idx), j->console_off,
+			       -1);
+		finish(ru, j, idx);
+		return;
+	}
+	b->agent_done = true;
+	settle(ru, j);
+}
+
+/* M begin|end NAME AT TO: a marker in the console, after every report
+ * before it (console.h). */
+static void on_mark(struct run *ru, struct job *j, char *line)
+{
+	struct plan_tok t[4];
+	struct boot_sc *b;
+	long long at, to;
+	int n = plan_split(line, t, 4, 0, NULL), p, closed;
+	bool end;
+
+	if (n != 4)
+		return;
+	end = !strcmp(t[0].s, "end");
+	b = boot_sc_named(ru, j, t[1].s);
+	at = strtoll(t[2].s, NULL, 10);
+	to = strtoll(t[3].s, NULL, 10);
+	if (!b || (!end && strcmp(t[0].s, "begin"))) {
+		if (ru->o->verbose)
+			fprintf(stderr, "usbrig: job %d: console marker of "
+				"no scenario of this boot: %s %s\n", j->id,
+				t[0].s, t[1].s);
+		return;
+	}
+	p = (int)(b - j->bs);
+	if (end) {
+		b->con_to = (long)to;
+		closed = p + 1;
+	} else {
+		b->con_from = (long)at;
+		/* earlier ones whose end marker did not show end here too */
+		for (int q = 0; q < p; q++)
+			if (j->bs[q].con_to < 0)
+				j->bs[q].con_to = (long)at;
+		closed = p;
+	}
+	if (closed > j->con_closed)
+		j->con_closed = closed;
+	settle(ru, j);
 }
 
 /* ---- save -------------------------------------------------------------- */
@@ -834,7 +1011,7 @@ static enum rp_res on_save_result(struct run *ru, struct job *j,
 	char path[PATH_MAX];
 	long long bytes = kv_num(kv, "bytes", 10);
 	long long crc = kv_num(kv, "crc32", 16);
-	size_t len = sv->line == st->line ? sv->len : 0;
+	size_t len = sv->line == st->key ? sv->len : 0;
 	int ret;
 
 	if (scenario_save_path(path, sizeof(path), ru->o->save_dir, res->sc,
@@ -848,7 +1025,7 @@ static enum rp_res on_save_result(struct run *ru, struct job *j,
 		goto out;
 	}
 	what = RP_FAIL;
-	if (sv->line == st->line && sv->bad[0]) {
+	if (sv->line == st->key && sv->bad[0]) {
 		snprintf(saw, size, "the file's data lines: %s", sv->bad);
 	} else if (bytes < 0 || crc < 0) {
 		snprintf(saw, size, "the result has no bytes= and crc32=");
@@ -913,17 +1090,18 @@ static void on_agent_line(struct run *ru, struct job *j, char *line)
 	res = j->cur >= 0 ? report_result(ru->r, j->cur) : NULL;
 	if (!strcmp(t[0].s, "begin") && n >= 2) {
 		int idx = find_in_job(ru, j, t[1].s);
+		struct boot_sc *b;
 
-		if (j->last >= 0)
-			finish(ru, j, j->last);
+		/* the last one ended waits for the console (settle) */
 		j->last = -1;
 		if (j->cur >= 0) {
 			/* a begin without the previous end */
+			int was = j->cur;
+
 			rp_error(res, "the agent began %s before ending this "
 				 "one", t[1].s);
-			attach_console(j, res, j->console_off);
-			finish(ru, j, j->cur);
 			j->cur = -1;
+			agent_done(ru, j, was);
 		}
 		if (idx < 0)
 			goto unknown;
@@ -931,6 +1109,9 @@ static void on_agent_line(struct run *ru, struct job *j, char *line)
 		j->n_begun++;
 		save_reset(&j->save);
 		j->console_off = console_size(j);
+		b = boot_sc_of(j, idx);
+		if (b)
+			b->agent_off = j->console_off;
 		j->t_begin = now;
 		res = report_result(ru->r, idx);
 		rp_begin(ru->r, res, now);
@@ -947,8 +1128,10 @@ static void on_agent_line(struct run *ru, struct job *j, char *line)
 		return;
 	}
 	if (!res) {
-		/* diag between scenarios: the last one's cleanup */
-		if (!strcmp(t[0].s, "diag") && n >= 2 && j->last >= 0) {
+		/* diag between scenarios: the last one's cleanup (unless its
+		 * result is out already) */
+		if (!strcmp(t[0].s, "diag") && n >= 2 && j->last >= 0 &&
+		    !report_result(ru->r, j->last)->done) {
 			rp_diag(ru->r, report_result(ru->r, j->last), t[1].s);
 			return;
 		}
@@ -1001,10 +1184,10 @@ static void on_agent_line(struct run *ru, struct job *j, char *line)
 	    !strcmp(t[1].s, res->sc->name)) {
 		res->ended = true;
 		res->t_end = now;
-		attach_console(j, res, j->console_off);
 		ru->n_ended++;
 		j->last = j->cur;
 		j->cur = -1;
+		agent_done(ru, j, j->last);
 		return;
 	}
 unknown:
@@ -1013,24 +1196,44 @@ unknown:
 			line);
 }
 
+/*
+ * C "what" "excerpt" "scenario": a report fails the scenario the console
+ * puts it in (unless it expects it: rp_crash).  One from before any
+ * marker ("" scenario: the boot's) fails the boot's first scenario.
+ * Without a record of the boot, or with a name of no scenario of it, the
+ * running scenario, else the one ended last, else the next one to begin.
+ */
 static void on_crash(struct run *ru, struct job *j, char *line)
 {
 	struct plan_tok t[3];
-	int idx = j->cur >= 0 ? j->cur : j->last;
 	int n = plan_split(line, t, 3, 0, NULL);
+	struct boot_sc *b = n < 3 ? NULL : t[2].s[0] ?
+			    boot_sc_named(ru, j, t[2].s) :
+			    j->n_bs ? &j->bs[0] : NULL;
+	int idx = b ? b->idx : j->cur >= 0 ? j->cur : j->last;
+	struct rp_result *res = idx >= 0 ? report_result(ru->r, idx) : NULL;
 
 	if (n < 2)
 		return;
-	fprintf(stderr, "usbrig: job %d: kernel crash report: %s\n", j->id,
-		t[0].s);
-	if (idx < 0) {
+	if (res && res->done) {
+		/* cannot be: its result waited for the console */
+		fprintf(stderr, "usbrig: job %d: kernel crash report after "
+			"the result of %s was out: %s\n", j->id, res->sc->name,
+			t[0].s);
+		return;
+	}
+	if (!res) {
+		fprintf(stderr, "usbrig: job %d: kernel crash report before "
+			"the first scenario: %s\n", j->id, t[0].s);
 		if (!j->pending_crash_what) {
 			j->pending_crash_what = strdup(t[0].s);
 			j->pending_crash_excerpt = strdup(t[1].s);
 		}
 		return;
 	}
-	rp_crash(report_result(ru->r, idx), t[0].s, t[1].s);
+	fprintf(stderr, "usbrig: job %d: kernel crash report in %s%s: %s\n",
+		j->id, res->sc->name,
+		rp_crash(res, t[0].s, t[1].s) ? " (expected)" : "", t[0].s);
 }
 
 static void on_line(struct run *ru, struct job *j, char *line)
@@ -1040,6 +1243,8 @@ static void on_line(struct run *ru, struct job *j, char *line)
 		on_agent_line(ru, j, line + 2);
 	else if (!strncmp(line, "C ", 2))
 		on_crash(ru, j, line + 2);
+	else if (!strncmp(line, "M ", 2))
+		on_mark(ru, j, line + 2);
 	else if (!strncmp(line, "E ", 2))
 		j->vm_end = atoi(line + 2);
 }
@@ -1073,15 +1278,17 @@ static void end_boot(struct run *ru, struct job *j, int status)
 			 "verdict (wait status 0x%x)", status);
 	else
 		snprintf(why, sizeof(why), "%s", vm_end_text(j->vm_end));
-	if (j->last >= 0)
-		finish(ru, j, j->last);
+	/* the console has told all it will: what the agent ended is final */
+	for (i = 0; i < j->n_bs; i++)
+		if (j->bs[i].agent_done)
+			settle_one(ru, j, &j->bs[i]);
 	j->last = -1;
 	if (j->cur >= 0) {
 		struct rp_result *res = report_result(ru->r, j->cur);
 
 		rp_error(res, "%s while this scenario ran", why);
 		/* with what led up to it: a hang may print nothing itself */
-		attach_console(j, res, j->console_off - CONSOLE_CONTEXT);
+		attach_console(j, res, j->console_off - CONSOLE_CONTEXT, -1);
 		finish(ru, j, j->cur);
 		j->cur = -1;
 	}
@@ -1102,7 +1309,7 @@ static void end_boot(struct run *ru, struct job *j, int status)
 			struct rp_result *res = report_result(ru->r, rem[i]);
 
 			rp_error(res, "did not run: %s before it began", why);
-			attach_console(j, res, 0);
+			attach_console(j, res, 0, -1);
 			if (j->pending_crash_what)
 				rp_crash(res, j->pending_crash_what,
 					 j->pending_crash_excerpt);
@@ -1362,6 +1569,7 @@ int run_suite(struct scenario *const *sc, int n, struct report *r,
 	for (i = 0; i < ru.n_jobs; i++) {
 		free(ru.jobs[i].idx);
 		free(ru.jobs[i].buf);
+		free(ru.jobs[i].bs);
 	}
 	free(ru.jobs);
 	free(pfd);

@@ -164,11 +164,16 @@ int scenario_parse(const char *file, const char *text, size_t len,
 	if (!s)
 		return -ENOMEM;
 	ps.s = s;
+	/* the keys of copies' steps start past the last line */
+	ps.next_key = 2;
+	for (size_t i = 0; i < len; i++)
+		ps.next_key += text[i] == '\n';
 	s->timeout_s = SC_TIMEOUT_DEFAULT_S;
 	if (o && o->default_timeout_s)
 		s->timeout_s = o->default_timeout_s;
 	s->file = strdup(file);
-	s->steps = calloc(SC_STEPS_MAX, sizeof(*s->steps));
+	s->cap_steps = 64;
+	s->steps = calloc((size_t)s->cap_steps, sizeof(*s->steps));
 	if (!s->file || !s->steps) {
 		ret = -ENOMEM;
 		goto err;
@@ -296,12 +301,12 @@ void scenario_free(struct scenario *s)
 	free(s);
 }
 
-const struct sc_step *scenario_step_at(const struct scenario *s, int line)
+const struct sc_step *scenario_step_at(const struct scenario *s, int key)
 {
 	int i;
 
 	for (i = 0; i < s->n_steps; i++)
-		if (s->steps[i].line == line && s->steps[i].kind != PLAN_SAY)
+		if (s->steps[i].key == key && s->steps[i].kind != PLAN_SAY)
 			return &s->steps[i];
 	return NULL;
 }

@@ -20,9 +20,9 @@
 
 #define SC_ID_MAX		32	/* gadget id, NUL included */
 #define SC_NAME_MAX		64	/* scenario name, NUL included */
-#define SC_GADGETS_MAX		8	/* per scenario */
+#define SC_GADGETS_MAX		120	/* per scenario: vhci's 8 x 15 ports */
 #define SC_FILES_MAX		16	/* `file` statements per scenario */
-#define SC_STEPS_MAX		256	/* per scenario */
+#define SC_STEPS_MAX		16384	/* per scenario */
 #define SC_FILE_MAX		(256 * 1024)
 #define SC_STRING_MAX		2048	/* one decoded string */
 #define SC_TIMEOUT_DEFAULT_S	60
@@ -34,6 +34,10 @@
  * depends on kind; unused pointers are NULL, unused ints 0. */
 struct sc_step {
 	enum plan_kind kind;
+	int key;		/* the plan's and the results' key: the line,
+				 * but for the 2nd and later steps of a
+				 * statement done for each of its copies
+				 * (numbers past the file's last line) */
 	int line;
 	int col;		/* of the main argument, for later checks */
 	int gadget;		/* index in scenario.gadgets, or -1 */
@@ -60,6 +64,9 @@ struct sc_gadget {
 	char id[SC_ID_MAX];
 	char *path;		/* host path, resolved */
 	int line;
+	/* `gadget ID FILE copies N`: copy k is ID_k, group is ID */
+	char group[SC_ID_MAX];
+	int copies;
 };
 
 /* `file SRC DEST`: a host file copied into the guest's initramfs. */
@@ -93,7 +100,7 @@ struct scenario {
 	struct sc_file files[SC_FILES_MAX];
 	int n_files;
 	struct sc_step *steps;
-	int n_steps;
+	int n_steps, cap_steps;
 	struct sc_require *reqs;
 	int n_reqs;
 };
@@ -133,7 +140,8 @@ void scenario_free(struct scenario *s);
 
 /*
  * Write the scenario's plan (the `scenario` line, `gadget` lines, one
- * `step` line per step but `say`, and `end`).  Gadget files appear as
+ * `step` line per step but the host's own, `say` and `expect
+ * kernel-report` (PLAN_KIND_IN_PLAN), and `end`).  Gadget files appear as
  * /usbrig/gadgets/<basename>.  remote_first > 0: the gadgets are served
  * from the host as busids 1-remote_first, 1-(remote_first + 1), ... in
  * scenario order, and each `gadget` line says its busid.  Returns 0 or
@@ -145,8 +153,8 @@ int scenario_write_plan(FILE *f, const struct scenario *s, int remote_first);
 int scenario_format_step(char *buf, size_t size, const struct scenario *s,
 			 const struct sc_step *st);
 
-/* The step of line `line`, or NULL. */
-const struct sc_step *scenario_step_at(const struct scenario *s, int line);
+/* The step whose key is `key`, or NULL. */
+const struct sc_step *scenario_step_at(const struct scenario *s, int key);
 
 /*
  * Guest tools `requires tool NAME` puts in the initramfs (with their

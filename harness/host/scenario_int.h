@@ -86,6 +86,8 @@ struct parser {
 	struct scenario *s;
 	const struct sc_opts *o;
 	bool attached[SC_GADGETS_MAX];
+	int group_n;		/* the last gadget reference named copies */
+	int next_key;		/* for copies' steps: past the last line */
 	bool have_name;
 	int name_line;
 	int timeout_line;

@@ -73,7 +73,7 @@ int scenario_format_step(char *buf, size_t size, const struct scenario *s,
 		return -ENOSPC;
 	buf[0] = '\0';
 	put_raw(&o, "step");
-	put_uint(&o, (unsigned long)st->line);
+	put_uint(&o, (unsigned long)st->key);
 	put_word(&o, plan_kind_name(st->kind));
 	switch (st->kind) {
 	case PLAN_ATTACH:
@@ -166,7 +166,8 @@ int scenario_format_step(char *buf, size_t size, const struct scenario *s,
 		put_str(&o, st->text);
 		break;
 	case PLAN_SAY:
-		return -EINVAL;
+	case PLAN_EXPECT_REPORT:
+		return -EINVAL;	/* host only: not in a plan */
 	}
 	if (o.full || o.n > PLAN_LINE_MAX) {
 		buf[0] = '\0';
@@ -222,7 +223,7 @@ int scenario_write_plan(FILE *f, const struct scenario *s, int remote_first)
 			fprintf(f, "gadget %s %s\n", s->gadgets[i].id, q);
 	}
 	for (i = 0; i < s->n_steps; i++) {
-		if (s->steps[i].kind == PLAN_SAY)
+		if (!PLAN_KIND_IN_PLAN(s->steps[i].kind))
 			continue;
 		if (scenario_format_step(buf, sizeof(buf), s,
 					 &s->steps[i]) < 0)

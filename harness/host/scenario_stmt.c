@@ -25,7 +25,22 @@ static int gadget_index(const struct scenario *s, const char *id)
 	return -1;
 }
 
-/* A gadget id that names a declared gadget. */
+/* The first copy of the gadgets declared with `copies` as group id. */
+static int group_index(const struct scenario *s, const char *id)
+{
+	int i;
+
+	for (i = 0; i < s->n_gadgets; i++)
+		if (s->gadgets[i].copies && !strcmp(s->gadgets[i].group, id))
+			return i;
+	return -1;
+}
+
+/*
+ * A gadget id that names a declared gadget, or the id of a `copies` group:
+ * then *idx is its first copy and ps->group_n the number of copies (the
+ * statement is repeated for each, sc_parse_statement), else 1.
+ */
 static int gadget_ref(struct parser *ps, struct cur *c, int *idx)
 {
 	char id[SC_ID_MAX];
@@ -35,20 +50,44 @@ static int gadget_ref(struct parser *ps, struct cur *c, int *idx)
 	ret = cur_bare(c, "a gadget id", id, sizeof(id), &at);
 	if (ret)
 		return ret;
+	ps->group_n = 1;
 	*idx = gadget_index(ps->s, id);
+	if (*idx < 0) {
+		*idx = group_index(ps->s, id);
+		if (*idx >= 0)
+			ps->group_n = ps->s->gadgets[*idx].copies;
+	}
 	if (*idx < 0)
 		return cur_fail(c, at, "unknown gadget id '%s' (declare it "
 				"with `gadget %s FILE` first)", id, id);
 	return 0;
 }
 
+/* Gadget g (and the rest of its group, when the reference named one) is
+ * attached (want) or not: the first copy that is not, or -1. */
+static int attached_as(const struct parser *ps, int g, bool want)
+{
+	for (int k = 0; k < ps->group_n; k++)
+		if (ps->attached[g + k] != want)
+			return g + k;
+	return -1;
+}
+
+static void set_attached(struct parser *ps, int g, bool v)
+{
+	for (int k = 0; k < ps->group_n; k++)
+		ps->attached[g + k] = v;
+}
+
 static int need_attached(struct parser *ps, struct cur *c, const char *at,
 			 int g)
 {
-	if (ps->attached[g])
+	int bad = attached_as(ps, g, true);
+
+	if (bad < 0)
 		return 0;
 	return cur_fail(c, at, "gadget '%s' is not attached at this point",
-			ps->s->gadgets[g].id);
+			ps->s->gadgets[bad].id);
 }
 
 /*
@@ -128,9 +167,21 @@ static struct sc_step *new_step(struct parser *ps, struct cur *c,
 		cur_fail(c, ps->stmt, "too many steps (max %d)", SC_STEPS_MAX);
 		return NULL;
 	}
+	if (ps->s->n_steps == ps->s->cap_steps) {
+		int cap = ps->s->cap_steps * 2;
+
+		st = realloc(ps->s->steps, (size_t)cap * sizeof(*st));
+		if (!st) {
+			cur_fail(c, ps->stmt, "out of memory");
+			return NULL;
+		}
+		ps->s->steps = st;
+		ps->s->cap_steps = cap;
+	}
 	st = &ps->s->steps[ps->s->n_steps++];
 	memset(st, 0, sizeof(*st));
 	st->kind = kind;
+	st->key = c->line;
 	st->line = c->line;
 	st->col = cur_col(c, c->p);
 	st->gadget = -1;
@@ -333,6 +384,54 @@ static char *resolve_path(const char *file, const char *root,
 	return out;
 }
 
+/*
+ * `copies N` after `gadget ID FILE` (the gadget just declared): N gadgets
+ * ID_1 .. ID_N of the same file, each a device of its own; a statement
+ * naming ID is done for each in turn.
+ */
+static int p_copies(struct parser *ps, struct cur *c, const char *id)
+{
+	struct scenario *s = ps->s;
+	struct sc_gadget *first = &s->gadgets[s->n_gadgets - 1];
+	char num[16], *end;
+	const char *at;
+	unsigned long n;
+	int ret;
+
+	ret = cur_bare(c, "a number of copies", num, sizeof(num), &at);
+	if (ret)
+		return ret;
+	n = strtoul(num, &end, 10);
+	if (*end || num[0] < '1' || num[0] > '9' || n < 2 ||
+	    n > (unsigned long)(SC_GADGETS_MAX - s->n_gadgets + 1))
+		return cur_fail(c, at, "copies: '%s' is not a number from 2 "
+				"to %d (at most %d gadgets a scenario)", num,
+				SC_GADGETS_MAX - s->n_gadgets + 1,
+				SC_GADGETS_MAX);
+	if (strlen(id) + 1 + strlen(num) >= SC_ID_MAX)
+		return cur_fail(c, at, "gadget id '%s' is too long for %lu "
+				"copies", id, n);
+	for (int k = 0; k < (int)n; k++) {
+		struct sc_gadget *g = first + k;
+
+		if (k) {
+			*g = *first;
+			g->path = strdup(first->path);
+			if (!g->path)
+				return -ENOMEM;
+			s->n_gadgets++;
+		}
+		snprintf(g->id, sizeof(g->id), "%s_%d", id, k + 1);
+		snprintf(g->group, sizeof(g->group), "%s", id);
+		g->copies = (int)n;
+	}
+	for (int k = 0; k < (int)n; k++)
+		if (gadget_index(s, first[k].id) != (int)(first - s->gadgets) + k)
+			return cur_fail(c, at, "gadget id '%s' declared twice",
+					first[k].id);
+	return 0;
+}
+
 static int p_gadget(struct parser *ps, struct cur *c)
 {
 	struct scenario *s = ps->s;
@@ -349,7 +448,7 @@ static int p_gadget(struct parser *ps, struct cur *c)
 	    strchr(id, '-'))
 		return cur_fail(c, at, "bad gadget id '%s' (a lower-case "
 				"letter, then letters, digits, '_')", id);
-	if (gadget_index(s, id) >= 0)
+	if (gadget_index(s, id) >= 0 || group_index(s, id) >= 0)
 		return cur_fail(c, at, "gadget id '%s' declared twice", id);
 	if (s->n_gadgets >= SC_GADGETS_MAX)
 		return cur_fail(c, at, "too many gadgets (max %d)",
@@ -365,6 +464,11 @@ static int p_gadget(struct parser *ps, struct cur *c)
 	if (!g->path)
 		return -ENOMEM;
 	s->n_gadgets++;
+	if (cur_peek_word(c, "copies")) {
+		ret = p_copies(ps, c, id);
+		if (ret)
+			return ret;
+	}
 	msg[0] = '\0';
 	if (ps->o && ps->o->check_gadget) {
 		ret = ps->o->check_gadget(ps->o->ctx, g->path, msg,
@@ -541,9 +645,10 @@ static int p_attach(struct parser *ps, struct cur *c)
 	ret = gadget_ref(ps, c, &st->gadget);
 	if (ret)
 		return ret;
-	if (ps->attached[st->gadget])
+	ret = attached_as(ps, st->gadget, false);
+	if (ret >= 0)
 		return cur_fail(c, at, "gadget '%s' is already attached",
-				ps->s->gadgets[st->gadget].id);
+				ps->s->gadgets[ret].id);
 	st->mode = PLAN_VERIFY;
 	for (i = 0; i < ARRAY_SIZE(plan_attach_modes); i++)
 		if (cur_peek_word(c, plan_attach_modes[i])) {
@@ -553,7 +658,7 @@ static int p_attach(struct parser *ps, struct cur *c)
 	ret = opt_within(c, st, SC_DEF_ATTACH_MS);
 	if (ret)
 		return ret;
-	ps->attached[st->gadget] = true;
+	set_attached(ps, st->gadget, true);
 	return cur_need_end(c);
 }
 
@@ -575,7 +680,7 @@ static int p_detach(struct parser *ps, struct cur *c)
 	ret = opt_within(c, st, SC_DEF_DETACH_MS);
 	if (ret)
 		return ret;
-	ps->attached[st->gadget] = false;
+	set_attached(ps, st->gadget, false);
 	return cur_need_end(c);
 }
 
@@ -834,6 +939,7 @@ static int p_expect(struct parser *ps, struct cur *c)
 		{ "probe", PLAN_EXPECT_PROBE, 0 },
 		{ "dynid-add", PLAN_EXPECT_DYNID, PLAN_DYNID_ADD },
 		{ "dynid-remove", PLAN_EXPECT_DYNID, PLAN_DYNID_REMOVE },
+		{ "kernel-report", PLAN_EXPECT_REPORT, 0 },
 	};
 	struct sc_step *st;
 	char word[SC_NAME_MAX];
@@ -842,8 +948,8 @@ static int p_expect(struct parser *ps, struct cur *c)
 	int ret;
 
 	ret = cur_bare(c, "what to expect (bound, unbound, probe-error, node, "
-		       "no-node, kmsg, probe, dynid-add, dynid-remove)", word,
-		       sizeof(word), &at);
+		       "no-node, kmsg, probe, dynid-add, dynid-remove, "
+		       "kernel-report)", word, sizeof(word), &at);
 	if (ret)
 		return ret;
 	for (i = 0; i < ARRAY_SIZE(kinds); i++)
@@ -852,7 +958,8 @@ static int p_expect(struct parser *ps, struct cur *c)
 	if (i == ARRAY_SIZE(kinds))
 		return cur_fail(c, at, "unknown expectation '%s' (known: "
 				"bound, unbound, probe-error, node, no-node, "
-				"kmsg, probe, dynid-add, dynid-remove)", word);
+				"kmsg, probe, dynid-add, dynid-remove, "
+				"kernel-report)", word);
 	st = new_step(ps, c, kinds[i].kind);
 	if (!st)
 		return -EINVAL;
@@ -896,6 +1003,19 @@ static int p_expect(struct parser *ps, struct cur *c)
 			ret = hex16_arg(c, "a product id", &st->pid);
 		if (!ret)
 			ret = opt_within(c, st, SC_DEF_EXPECT_MS);
+		break;
+	case PLAN_EXPECT_REPORT:
+		/* judged on the host, from the console's reports: no
+		 * substitutions (the agent resolves those), no timeout (the
+		 * scenario's end, cleanup included, is the window) */
+		ret = cur_string(c, "the text of the report's first line",
+				 &st->text, &at);
+		if (!ret && !st->text[0])
+			ret = cur_fail(c, at, "the text is empty (every report "
+				       "would match)");
+		if (!ret && strstr(st->text, "${"))
+			ret = cur_fail(c, at, "no substitutions in a kernel "
+				       "report's text");
 		break;
 	default:	/* PLAN_EXPECT_KMSG */
 		ret = cur_string(c, "the text", &st->text, &at);
@@ -1074,6 +1194,44 @@ static char *statement_text(const char *from, const char *to)
 	return s;
 }
 
+static char *dup_or_null(const char *s, bool *oom)
+{
+	char *d;
+
+	if (!s)
+		return NULL;
+	d = strdup(s);
+	if (!d)
+		*oom = true;
+	return d;
+}
+
+/* The step just parsed named a `copies` group: the same step for copies
+ * 2 .. N, right after it. */
+static int repeat_for_copies(struct parser *ps, struct cur *c)
+{
+	const struct sc_step *st = &ps->s->steps[ps->s->n_steps - 1];
+	struct sc_step model = *st;
+
+	for (int k = 1; k < ps->group_n; k++) {
+		struct sc_step *cp = new_step(ps, c, model.kind);
+		bool oom = false;
+
+		if (!cp)
+			return -EINVAL;
+		*cp = model;
+		cp->key = ps->next_key++;
+		cp->gadget = model.gadget + k;
+		cp->path = dup_or_null(model.path, &oom);
+		cp->text = dup_or_null(model.text, &oom);
+		cp->driver = dup_or_null(model.driver, &oom);
+		cp->src = dup_or_null(model.src, &oom);
+		if (oom)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int sc_parse_statement(struct parser *ps, struct cur *c)
 {
 	char kw[32];
@@ -1096,6 +1254,7 @@ int sc_parse_statement(struct parser *ps, struct cur *c)
 			break;
 	if (i == ARRAY_SIZE(statements))
 		return cur_fail(c, at, "unknown statement '%s'", kw);
+	ps->group_n = 1;
 	ret = statements[i].parse(ps, c);
 	if (ret)
 		return ret;
@@ -1107,11 +1266,13 @@ int sc_parse_statement(struct parser *ps, struct cur *c)
 		st->src = statement_text(ps->stmt, c->p);
 		if (!st->src)
 			return -ENOMEM;
-		if (st->kind != PLAN_SAY &&
+		if (PLAN_KIND_IN_PLAN(st->kind) &&
 		    scenario_format_step(buf, sizeof(buf), ps->s, st) < 0)
 			return cur_fail(c, ps->stmt, "statement too long for "
 					"the plan (max %d bytes once quoted)",
 					PLAN_LINE_MAX);
+		if (ps->group_n > 1)
+			return repeat_for_copies(ps, c);
 	}
 	return 0;
 }

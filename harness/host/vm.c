@@ -7,7 +7,8 @@
  *     client socket connecting to a unix socket vm.c listens on before
  *     QEMU starts, so nothing the agent writes can be lost;
  *   - console: ttyS0 into work_dir/console.log (chardev file), which vm.c
- *     tails for crash reports;
+ *     tails for crash reports and the agent's scenario markers
+ *     (console.c);
  *   - QEMU's own stdout/stderr: work_dir/qemu.log.
  *
  * Accelerator: KVM only when /dev/kvm opens and a probe boot of the same
@@ -18,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include "vm.h"
+#include "console.h"
 #include "initramfs.h"
 #include "../common/fsutil.h"
 #include "server.h"		/* SERVER_MAX_GADGETS: what one server serves */
@@ -43,8 +45,6 @@
 
 #define QEMU		"qemu-system-x86_64"
 #define LINE_MAX_VM	65536		/* longest result line passed on */
-#define CRASH_WAIT_MS	1500		/* let a report finish printing */
-#define EXCERPT_MAX	8192
 #define PROBE_TIMEOUT_MS 8000
 #define EXIT_WAIT_MS	10000		/* after the results channel closes */
 /* Two vCPUs: the last is the device's (harness/agent/devcpu.c); under TCG
@@ -58,23 +58,6 @@
 	"oops=panic hung_task_panic=1 sysctl.kernel.hung_task_timeout_secs=60"
 /* the host's loopback as QEMU's user-mode network shows it to the guest */
 #define VM_HOST_ADDR	"10.0.2.2"
-
-static const char *const crash_patterns[] = {
-	"BUG:",
-	"WARNING:",
-	"INFO: task ",
-	"general protection fault",
-	"Kernel panic",
-	"kernel BUG",
-	"UBSAN:",
-	"KASAN:",
-	"list_add corruption",
-	"list_del corruption",
-	"Unable to handle kernel",
-	"Oops:",
-	"INFO: rcu_",
-	"watchdog: BUG: soft lockup",
-};
 
 static uint64_t mono_ms(void)
 {
@@ -463,116 +446,6 @@ static const char *pick_accel(const struct vm_opts *o, const char *kernel)
 	return accel;
 }
 
-/* ---- console watching ---- */
-
-struct console {
-	int fd;
-	char line[4096];
-	size_t len;
-	off_t off;		/* file offset of line[0] */
-	off_t pending_at;	/* offset of an unreported crash line, -1 */
-	char pending_what[256];
-	uint64_t pending_until;
-	off_t reported_to;	/* crash excerpts cover up to here */
-	bool panic;
-};
-
-static const char *crash_match(const char *line)
-{
-	for (size_t i = 0; i < sizeof(crash_patterns) / sizeof(crash_patterns[0]);
-	     i++)
-		if (strstr(line, crash_patterns[i]))
-			return crash_patterns[i];
-	return NULL;
-}
-
-/* The console text from `from` (backed up ~4 lines) up to now. */
-static void console_excerpt(const char *log, off_t from, char *buf,
-			    size_t max)
-{
-	int fd = open(log, O_RDONLY | O_CLOEXEC);
-	off_t start = from > 512 ? from - 512 : 0;
-	ssize_t n;
-	char *p;
-
-	buf[0] = '\0';
-	if (fd < 0)
-		return;
-	n = pread(fd, buf, max - 1, start);
-	close(fd);
-	if (n <= 0)
-		return;
-	buf[n] = '\0';
-	/* start on a line boundary */
-	if (start) {
-		p = strchr(buf, '\n');
-		if (p && p - buf < from - start)
-			memmove(buf, p + 1, strlen(p + 1) + 1);
-	}
-}
-
-static void console_flush_crash(struct console *c, const char *log,
-				const struct vm_cb *cb)
-{
-	char *ex;
-
-	if (c->pending_at < 0)
-		return;
-	ex = malloc(EXCERPT_MAX);
-	if (ex) {
-		console_excerpt(log, c->pending_at, ex, EXCERPT_MAX);
-		if (cb->crash)
-			cb->crash(cb->ctx, c->pending_what, ex);
-		free(ex);
-	}
-	c->reported_to = c->off + (off_t)c->len;
-	c->pending_at = -1;
-}
-
-/* One complete console line at file offset `at`. */
-static void console_line(struct console *c, const char *line, off_t at)
-{
-	const char *pat = crash_match(line);
-
-	if (strstr(line, "Kernel panic"))
-		c->panic = true;
-	if (!pat || c->pending_at >= 0 || at < c->reported_to)
-		return;
-	c->pending_at = at;
-	strfmt(c->pending_what, sizeof(c->pending_what), "%s", line);
-	c->pending_what[strcspn(c->pending_what, "\r")] = '\0';
-	c->pending_until = mono_ms() + CRASH_WAIT_MS;
-}
-
-static void console_poll(struct console *c, const char *log,
-			 const struct vm_cb *cb)
-{
-	char buf[16384];
-	ssize_t n;
-
-	if (c->fd < 0) {
-		c->fd = open(log, O_RDONLY | O_CLOEXEC);
-		if (c->fd < 0)
-			return;
-	}
-	while ((n = read(c->fd, buf, sizeof(buf))) > 0) {
-		for (ssize_t i = 0; i < n; i++) {
-			if (buf[i] != '\n' && c->len < sizeof(c->line) - 1) {
-				c->line[c->len++] = buf[i];
-				continue;
-			}
-			if (buf[i] != '\n')
-				continue;	/* overlong: keep the head */
-			c->line[c->len] = '\0';
-			console_line(c, c->line, c->off);
-			c->off += (off_t)c->len + 1;
-			c->len = 0;
-		}
-	}
-	if (c->pending_at >= 0 && mono_ms() >= c->pending_until)
-		console_flush_crash(c, log, cb);
-}
-
 /* ---- results channel ---- */
 
 struct results {
@@ -712,7 +585,7 @@ enum vm_end vm_run(const struct vm_opts *o, const struct vm_cb *cb)
 	char boot_kernel[PATH_MAX];
 	char sockdir[64] = "";
 	const char *kernel = o->kernel, *accel;
-	struct console con = { .fd = -1, .pending_at = -1 };
+	struct console con;
 	struct results res = { 0 };
 	struct initramfs_opts io;
 	enum vm_end end = VM_END_ERROR;
@@ -723,6 +596,8 @@ enum vm_end vm_run(const struct vm_opts *o, const struct vm_cb *cb)
 	char *argv[64];
 	int a = 0;
 
+	console_log[0] = '\0';	/* filled below */
+	console_init(&con, console_log);
 	if (!o->boot_timeout_s || !o->idle_timeout_s) {
 		struct vm_opts *oo = alloca(sizeof(*oo));
 
@@ -798,6 +673,8 @@ enum vm_end vm_run(const struct vm_opts *o, const struct vm_cb *cb)
 		goto out;
 	}
 
+	/* loglevel=5: the console prints KERN_WARNING and worse, which
+	 * holds every crash pattern and the agent's markers (plan.h) */
 	strfmt(append, sizeof(append), "console=ttyS0 panic=-1 loglevel=5%s",
 	       o->panic_on_oops ? " " VM_PANIC_ON_OOPS : "");
 	strcpy(nic, "none");
@@ -884,7 +761,7 @@ enum vm_end vm_run(const struct vm_opts *o, const struct vm_cb *cb)
 
 		if (!exited && waitpid(qemu, &status, WNOHANG) == qemu)
 			exited = true;
-		console_poll(&con, console_log, cb);
+		console_poll(&con, mono_ms(), cb);
 		if (exited) {
 			/* whatever the agent wrote last is still queued */
 			if (rfd >= 0 && !res.eof)
@@ -915,8 +792,8 @@ enum vm_end vm_run(const struct vm_opts *o, const struct vm_cb *cb)
 			     (unsigned long long)(t - t_start));
 			kill_reap(qemu, &status);
 			qemu = -1;
-			console_poll(&con, console_log, cb);
-			console_flush_crash(&con, console_log, cb);
+			console_poll(&con, mono_ms(), cb);
+			console_flush(&con, mono_ms(), true, cb);
 			end = VM_END_TIMEOUT;
 			goto out;
 		}
@@ -937,8 +814,8 @@ enum vm_end vm_run(const struct vm_opts *o, const struct vm_cb *cb)
 		}
 	}
 	qemu = -1;	/* reaped */
-	console_poll(&con, console_log, cb);
-	console_flush_crash(&con, console_log, cb);
+	console_poll(&con, mono_ms(), cb);
+	console_flush(&con, mono_ms(), true, cb);
 	vlog(o, 1, "QEMU exited (%s %d) after %llu ms, %lu result lines",
 	     WIFEXITED(status) ? "status" : "signal",
 	     WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
@@ -974,8 +851,7 @@ out:
 		close(rfd);
 	if (lfd >= 0)
 		close(lfd);
-	if (con.fd >= 0)
-		close(con.fd);
+	console_close(&con);
 	unlink(sock);
 	if (sockdir[0])
 		rmdir(sockdir);

@@ -47,8 +47,16 @@ struct vm_opts {
 struct vm_cb {
 	/* one result line, without the newline */
 	void (*line)(void *ctx, const char *line);
-	/* a crash pattern in the console: the matched line and an excerpt */
-	void (*crash)(void *ctx, const char *what, const char *excerpt);
+	/* a crash pattern in the console: the matched line, an excerpt, and
+	 * the scenario it belongs to (the last marker's before it, NULL
+	 * before any: the boot); console.h says when it comes */
+	void (*crash)(void *ctx, const char *what, const char *excerpt,
+		      const char *scenario);
+	/* a scenario's marker in the console, after every report before it:
+	 * `end`, or `begin`; at and to: where its line starts in
+	 * console.log and where the next one does */
+	void (*mark)(void *ctx, bool end, const char *scenario, long long at,
+		     long long to);
 	void *ctx;
 };
 

@@ -25,6 +25,12 @@
  *	with one vCPU, and passes only when the transfer waited for the
  *	loop: the check above can fail.
  *
+ *   usb-timing freeze SECONDS
+ *	A guest that hangs, for the harness's fault tests: RT throttling
+ *	off, then a SCHED_FIFO 99 busy loop on every CPU for SECONDS.
+ *	Nothing else runs (the agent neither), and the kernel prints
+ *	nothing: the host has only its timeouts to go by.
+ *
  * DEV is the device's sysfs name (1-1).  Output lines start "usb-timing:";
  * exit 0 pass, 1 fail, 2 usage or setup error.
  */
@@ -349,13 +355,61 @@ static int cmd_busy(const char *dev, double spin_ms, int starving)
 	return pass ? 0 : 1;
 }
 
+/* ---- freeze ---- */
+
+static void *spin_thread(void *arg)
+{
+	double end = *(double *)arg;
+
+	while (now_ms() < end)
+		;
+	return NULL;
+}
+
+static int cmd_freeze(double seconds)
+{
+	int n = (int)sysconf(_SC_NPROCESSORS_ONLN), fd;
+	pthread_t t[64];
+	double end = now_ms() + seconds * 1000;
+
+	if (n < 1 || n > 64 || seconds <= 0)
+		die("freeze: CPUs or SECONDS");
+	fd = open("/proc/sys/kernel/sched_rt_runtime_us", O_WRONLY);
+	if (fd < 0 || write(fd, "-1", 2) != 2)
+		die("freeze: RT throttling");
+	close(fd);
+	printf("usb-timing: freezing %d CPU(s) for %.0f s\n", n, seconds);
+	fflush(stdout);
+	for (int c = 1; c < n; c++)
+		if (pthread_create(&t[c], NULL, spin_thread, &end))
+			die("freeze: thread");
+	for (int c = n - 1; c >= 0; c--) {
+		struct sched_param sp = { .sched_priority = 99 };
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(c, &set);
+		if (pthread_setaffinity_np(c ? t[c] : pthread_self(),
+					   sizeof(set), &set) ||
+		    pthread_setschedparam(c ? t[c] : pthread_self(),
+					  SCHED_FIFO, &sp))
+			die("freeze: pin");
+	}
+	spin_thread(&end);
+	for (int c = 1; c < n; c++)
+		pthread_join(t[c], NULL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "freeze"))
+		return cmd_freeze(atof(argv[2]));
 	if (argc == 5 && !strcmp(argv[1], "delay"))
 		return cmd_delay(argv[2], atof(argv[3]), atof(argv[4]));
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "busy") &&
 	    (argc == 4 || !strcmp(argv[4], "--starve")))
 		return cmd_busy(argv[2], atof(argv[3]), argc == 5);
-	fprintf(stderr, "usage: usb-timing delay DEV MS TOL | busy DEV SPIN_MS [--starve]\n");
+	fprintf(stderr, "usage: usb-timing delay DEV MS TOL | busy DEV SPIN_MS [--starve] | freeze SECONDS\n");
 	return 2;
 }

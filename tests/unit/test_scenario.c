@@ -323,7 +323,7 @@ static void test_errors(void **state)
 	parse_err("gadget g a.gadget\nattach g\nexpect bogus g 0\n",
 		  "t.scenario:3:8: unknown expectation 'bogus' (known: bound, "
 		  "unbound, probe-error, node, no-node, kmsg, probe, "
-		  "dynid-add, dynid-remove)");
+		  "dynid-add, dynid-remove, kernel-report)");
 	parse_err("gadget g a.gadget\nattach g\nexpect bound g 0 x for\n",
 		  "t.scenario:3:23: expected a duration (e.g. 10s, 500ms)");
 	parse_err("write /sys/x \"${g.dev}\" expect ok\n",
@@ -851,6 +851,74 @@ static void test_patched(void **state)
 		  "DYNAMIC_DEBUG or CONFIG_DYNAMIC_DEBUG)");
 }
 
+/* `gadget ID FILE copies N`: N gadgets ID_1 .. ID_N, and a statement that
+ * names ID done for each in turn; steps beyond the first allocation. */
+static void test_copies(void **state)
+{
+	struct scenario *s;
+	char *plan, *text, line[64];
+	size_t i;
+
+	(void)state;
+	s = parse_ok("t.scenario",
+		     "gadget one a.gadget\n"
+		     "gadget m a.gadget copies 3\n"
+		     "attach m no-verify\n"
+		     "expect bound m 0 cdc_acm\n"
+		     "write /sys/x \"${m_2.busid}\" expect ok\n"
+		     "detach m_2\n"
+		     "attach one\n");
+	assert_int_equal(s->n_gadgets, 4);
+	assert_string_equal(s->gadgets[1].id, "m_1");
+	assert_string_equal(s->gadgets[3].id, "m_3");
+	assert_string_equal(s->gadgets[3].path, "/repo/a.gadget");
+	assert_int_equal(s->n_steps, 3 + 3 + 1 + 1 + 1);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(s->steps[i].kind, PLAN_ATTACH);
+		assert_int_equal(s->steps[i].gadget, 1 + (int)i);
+		assert_int_equal(s->steps[i].line, 3);
+		assert_int_equal(s->steps[3 + i].gadget, 1 + (int)i);
+		assert_string_equal(s->steps[3 + i].driver, "cdc_acm");
+	}
+	assert_int_equal(s->steps[7].gadget, 2);
+	plan = plan_of(s);
+	assert_non_null(strstr(plan, "gadget m_3 "));
+	assert_non_null(strstr(plan, "attach m_3 "));
+	free(plan);
+	scenario_free(s);
+
+	parse_err("gadget m a.gadget copies 3\nattach m_2\nattach m\n",
+		  "t.scenario:3:8: gadget 'm_2' is already attached");
+	parse_err("gadget m a.gadget copies 3\nattach m\ndetach m_1\n"
+		  "detach m\n",
+		  "t.scenario:4:8: gadget 'm_1' is not attached at this point");
+	parse_err("gadget m_2 a.gadget\ngadget m a.gadget copies 3\n",
+		  "t.scenario:2:26: gadget id 'm_2' declared twice");
+	parse_err("gadget m a.gadget copies 1\n",
+		  "t.scenario:1:26: copies: '1' is not a number from 2 to 120 "
+		  "(at most 120 gadgets a scenario)");
+	parse_err("gadget a a.gadget\ngadget m a.gadget copies 120\n",
+		  "t.scenario:2:26: copies: '120' is not a number from 2 to "
+		  "119 (at most 120 gadgets a scenario)");
+	parse_err("gadget m a.gadget copies 3\ngadget m b.gadget\n",
+		  "t.scenario:2:8: gadget id 'm' declared twice");
+
+	/* a soak: 3000 steps */
+	text = malloc(3000 * 24 + 64);
+	assert_non_null(text);
+	strcpy(text, "gadget g a.gadget\n");
+	for (i = 0; i < 1500; i++) {
+		strcat(text, "attach g no-wait\n");
+		snprintf(line, sizeof(line), "detach g\n");
+		strcat(text, line);
+	}
+	s = parse_ok("t.scenario", text);
+	assert_int_equal(s->n_steps, 3000);
+	assert_int_equal(s->steps[2999].kind, PLAN_DETACH);
+	scenario_free(s);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -868,6 +936,7 @@ int main(void)
 		cmocka_unit_test(test_junit),
 		cmocka_unit_test(test_file),
 		cmocka_unit_test(test_patched),
+		cmocka_unit_test(test_copies),
 		cmocka_unit_test(test_save),
 	};
 

@@ -1,0 +1,82 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/faults/check.sh USBRIG OUT - the rig under faults (make check-faults).
+#
+# One run, one job, of four faults each followed by a good scenario:
+#   server-killed    usbrig-gadget killed in the middle of a transfer
+#   connection-cut   the device's TCP connection closed mid-transfer
+#   guest-panic      the guest panics during a step
+#   guest-hang       the guest hangs without a word (every CPU spinning)
+# Each fault must fail with its cause in the report, each good neighbour
+# pass, the JUnit file must be there with all eight, and the run must end
+# within the scenarios' own timeouts (plus boots).  Exit 0 when all hold.
+
+set -u
+usbrig=$1
+out=$2
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$out"
+rm -f "$out"/*.scenario "$out"/faults.xml "$out"/faults.ktap
+
+faults="server-killed connection-cut guest-panic guest-hang"
+list=
+for f in $faults; do
+	cp "$here/$f.scenario" "$out/$f.scenario"
+	sed "s/^name fault-neighbour$/name after-$f/" "$here/good.scenario" \
+		>"$out/after-$f.scenario"
+	list="$list $out/$f.scenario $out/after-$f.scenario"
+done
+
+t0=$(date +%s)
+# shellcheck disable=SC2086
+timeout 900 "$usbrig" --jobs 1 --junit "$out/faults.xml" $list \
+	>"$out/faults.ktap" 2>"$out/faults.log"
+rc=$?
+took=$(( $(date +%s) - t0 ))
+
+bad=0
+say() { echo "faults: $*"; }
+no() { say "FAIL: $*"; bad=$((bad + 1)); }
+
+[ $rc -eq 1 ] || no "usbrig exited $rc (want 1: some scenarios failed)"
+# the scenarios' timeouts (60+60+60+20 and 4 x 60) and a few boots
+[ $took -le 600 ] || no "the run took $took s"
+if [ -s "$out/faults.xml" ]; then
+	n=$(grep -c '<testcase ' "$out/faults.xml")
+	[ "$n" -eq 8 ] || no "JUnit has $n test cases, not 8"
+else
+	no "no JUnit file"
+fi
+
+# the block of one scenario in the KTAP (its subtest, up to its result)
+block() {
+	awk -v n="$1" '$0 ~ "# Subtest: " n "$" { on = 1 }
+		on { print }
+		on && $0 ~ "^(not )?ok [0-9]+ " n "$" { exit }' "$out/faults.ktap"
+}
+
+expect_fail() {	# NAME TEXT: fails, and its block says TEXT
+	b=$(block "$1")
+	if ! echo "$b" | grep -q "^not ok [0-9]* $1\$"; then
+		no "$1 did not fail"
+	elif ! echo "$b" | grep -qi -- "$2"; then
+		no "$1 failed without '$2' in its report"
+	else
+		say "$1 failed as it should ($2)"
+	fi
+}
+
+expect_fail fault-server-killed "usbrig-gadget"
+expect_fail fault-connection-cut "no configured device"
+expect_fail fault-guest-panic "sysrq"
+expect_fail fault-guest-hang "ran over its timeout"
+for f in $faults; do
+	if grep -q "^ok [0-9]* after-$f\$" "$out/faults.ktap"; then
+		say "after-$f passed"
+	else
+		no "after-$f did not pass: a fault leaked into its neighbour"
+	fi
+done
+say "$((8 - bad)) of 8 held, $took s; KTAP $out/faults.ktap"
+[ $bad -eq 0 ]
