@@ -5,6 +5,8 @@
 #                     VM (stock kernel, then the patched one: make kernel)
 #   make deps         install the Debian packages usbrig needs (as root)
 #   make install      PREFIX=/usr/local DESTDIR=
+#   make fuzz         libFuzzer on every reader of outside input (clang;
+#                     docs/fuzzing.md); make check replays the corpus
 #
 # Knobs: CC, PKG_CONFIG, CFLAGS, BUILD (output folder), SAN=1 (ASan+UBSan),
 # KERNEL_OUT (the patched kernel, default build/kernel whatever BUILD is).
@@ -179,7 +181,7 @@ deps:
 # packages installed.
 check: deps
 	$(MAKE) check-unit check-socket check-examples check-tools check-style
-	$(MAKE) check-asan
+	$(MAKE) check-asan check-fuzz
 	$(MAKE) check-vm
 	$(MAKE) check-vm-host
 	$(MAKE) check-soak check-faults check-load
@@ -426,6 +428,50 @@ bench-zero: $(VM_BINS) $(GUEST_TOOLS)
 			printf "bench-zero: host/guest%s: %.2f\n", key, v / g[key] }' \
 		$(BUILD)/bench-zero-guest.txt $(BUILD)/bench-zero-host.txt
 
+# bench-urb: URB throughput of usbrig-gadget on the host, no VM: the
+# client tests/bench/urb-bench.c against `usbrig-gadget --port 0` serving
+# BENCH_URB_GADGET, each figure beside a loopback TCP responder of the same
+# framing (48-byte header + payload) measured in the same run: control
+# GET_DESCRIPTOR with 1 and 32 in flight (URB/s), 64 KiB bulk OUT + IN
+# pairs, 4 in flight (MB/s each way).  "bench-urb: NAME (UNIT): usbrig X,
+# loopback Y, ratio Z" lines (medians of 5 rounds; ranges and CPU time per
+# URB or MB in $(BUILD)/bench-urb.log), every sample in
+# $(BUILD)/bench-urb.json.  Client, responder and server share CPU
+# BENCH_URB_CPU (empty: left to the scheduler); BENCH_URB_FLAGS adds client
+# options (--seconds, --rounds, --bulk-depth ...).  docs/harness-design.md,
+# "Host-side URB throughput".
+BENCH_URB_BIN := $(BUILD)/tests/bench/urb-bench
+BENCH_URB_GADGET := gadgets/examples/vendor-bulk.gadget
+BENCH_URB_CPU ?= 0
+BENCH_URB_FLAGS ?=
+
+.PHONY: bench-urb
+bench: bench-urb
+
+$(BENCH_URB_BIN): $(BUILD)/tests/bench/urb-bench.o \
+		$(BUILD)/tests/socket/client.o $(GADGET_LIB)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+bench-urb: $(GADGET_BIN) $(BENCH_URB_BIN)
+	@dir=$$(mktemp -d); \
+	$(GADGET_BIN) --port 0 --port-file $$dir/port $(BENCH_URB_GADGET) \
+		2>$$dir/server.log & pid=$$!; \
+	for i in $$(seq 100); do [ -s $$dir/port ] && break; sleep 0.1; done; \
+	if [ -s $$dir/port ]; then \
+		$(BENCH_URB_BIN) --port $$(cat $$dir/port) --server-pid $$pid \
+			$(if $(BENCH_URB_CPU),--cpu $(BENCH_URB_CPU)) \
+			--json $(BUILD)/bench-urb.json $(BENCH_URB_FLAGS) \
+			2>$(BUILD)/bench-urb.log; st=$$?; \
+	else \
+		echo "bench-urb: usbrig-gadget wrote no port file"; st=1; \
+	fi; \
+	kill $$pid; wait $$pid; \
+	if [ $$st -ne 0 ]; then \
+		tail -5 $(BUILD)/bench-urb.log; cat $$dir/server.log; \
+		echo "bench-urb: failed, see $(BUILD)/bench-urb.log"; \
+	fi; \
+	rm -rf $$dir; exit $$st
+
 # ---- regression corpus ----
 # check-regressions: for each kernel-patch/regressions/NNN-name/, build
 # the patched kernel with its mutant.patch on top of the series (build.sh
@@ -549,3 +595,132 @@ bench-repro: $(VM_BINS) $(IMPORT_BIN)
 		echo "bench-repro: failed, see $(BUILD)/bench-repro.txt"; exit 1; \
 	fi; \
 	echo "# bench: repro $${t} s (start to verdict: import, boot, attach, new_id; $(REPRO_BENCH_DUMP))"
+
+# ---- fuzzing ----
+# tests/fuzz/fuzz_*.c: one libFuzzer target each (docs/fuzzing.md), seeds
+# in tests/fuzz/corpus/TARGET/, inputs that once crashed in
+# tests/fuzz/regressions/TARGET/.  The gadgets FUZZ_GADGETS (examples,
+# and tests/fuzz/everything.gadget for what they do not show) are built
+# into the targets: fuzz_pdu exports them as busids 1-1, 1-2, ... and
+# fuzz_stdreq picks one by index, in this order (append only: the seeds
+# name them so).  A tests/fuzz/TARGET.dict, if there, is its dictionary.
+#
+# fuzz: every target under libFuzzer (clang, FUZZ_CC) with ASan + UBSan for
+# FUZZ_SECONDS each (FUZZ_TARGETS=fuzz_pdu for one); new inputs go to
+# $(BUILD)/fuzz/corpus/TARGET, crashes to $(BUILD)/fuzz/crashes/TARGET/;
+# FUZZ_MERGE=1 then merges what is new into the committed corpus
+# (libFuzzer -merge=1: only inputs that add coverage).  FUZZ_FLAGS adds
+# libFuzzer options (e.g. FUZZ_FLAGS=-jobs=2).
+# check-fuzz (in make check): every target built without libFuzzer, its
+# main() tests/fuzz/replay.c, under ASan + UBSan in $(BUILD)/asan, replays
+# its corpus and regressions once.
+FUZZ_CC ?= clang-14
+FUZZ_SECONDS ?= 60
+FUZZ_MERGE ?= 0
+FUZZ_FLAGS ?=
+FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
+FUZZ_GADGETS := $(addprefix gadgets/examples/,$(addsuffix .gadget, \
+	zero vendor-bulk faults acm ftdi pl2303 hid-keyboard-fn mass-storage \
+	alt-settings composite-iad superspeed lowspeed-interrupt hid-keyboard \
+	hid-mouse malformed-total)) tests/fuzz/everything.gadget
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_TARGETS ?= $(FUZZ_SRCS:tests/fuzz/%.c=%)
+FUZZ_COMMON := $(filter-out $(FUZZ_SRCS) tests/fuzz/replay.c, \
+	$(wildcard tests/fuzz/*.c))
+FUZZ_GEN := $(BUILD)/gen/fuzz_gadgets.c
+FUZZ_COMMON_OBJS := $(FUZZ_COMMON:%.c=$(BUILD)/%.o) $(FUZZ_GEN:.c=.o)
+FUZZ_LIB := $(BUILD)/libusbrig-fuzz.a
+FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/tests/fuzz/%)
+# FUZZ_ENGINE=libfuzzer (set by `make fuzz`): every object with coverage
+# instrumentation, the targets linked with libFuzzer's main(); otherwise
+# replay.c is the main().
+FUZZ_ENGINE ?= replay
+ifeq ($(FUZZ_ENGINE),libfuzzer)
+CFLAGS += -fsanitize=fuzzer-no-link
+FUZZ_MAIN :=
+FUZZ_LDFLAGS := -fsanitize=fuzzer
+else
+FUZZ_MAIN := $(BUILD)/tests/fuzz/replay.o
+FUZZ_LDFLAGS :=
+endif
+
+.PHONY: fuzz fuzz-run check-fuzz fuzz-replay
+# objects only the pattern rules name: keep them between runs
+.SECONDARY: $(FUZZ_BINS:=.o) $(FUZZ_MAIN) $(FUZZ_COMMON_OBJS)
+
+$(FUZZ_GEN): $(FUZZ_GADGETS) Makefile
+	@mkdir -p $(dir $@)
+	{ echo '/* generated from FUZZ_GADGETS by the Makefile */'; \
+	  echo '#include <stddef.h>'; \
+	  echo 'extern const char *const fz_gadget_names[];'; \
+	  echo 'extern const char *const fz_gadget_texts[];'; \
+	  echo 'extern const size_t fz_gadget_count;'; \
+	  echo 'const char *const fz_gadget_names[] = {'; \
+	  for g in $(FUZZ_GADGETS); do echo "\"$$(basename $$g)\","; done; \
+	  echo '};'; \
+	  echo 'const char *const fz_gadget_texts[] = {'; \
+	  for g in $(FUZZ_GADGETS); do \
+		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' \
+			$$g; echo ','; \
+	  done; \
+	  echo '};'; \
+	  echo 'const size_t fz_gadget_count = sizeof(fz_gadget_names) / sizeof(fz_gadget_names[0]);'; \
+	} >$@.tmp
+	mv $@.tmp $@
+
+$(FUZZ_GEN:.c=.o): $(FUZZ_GEN)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/fuzz/%.o: tests/fuzz/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Iharness/common -Iharness/host \
+		-c -o $@ $<
+
+$(FUZZ_LIB): $(FUZZ_COMMON_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/tests/fuzz/%: $(BUILD)/tests/fuzz/%.o $(FUZZ_MAIN) \
+		$(FUZZ_LIB) $(HOST_LIB) $(HARNESS_COMMON_LIB) \
+		$(IMPORT_LIB) $(GADGET_LIB)
+	$(CC) $(LDFLAGS) $(FUZZ_LDFLAGS) -o $@ $^ $(EVENT_LIBS) $(PCAP_LIBS)
+
+# the replay binaries, run over corpus and regressions (BUILD=.../asan)
+fuzz-replay: $(FUZZ_BINS)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		dirs=; for d in corpus regressions; do \
+			[ -d tests/fuzz/$$d/$$t ] && dirs="$$dirs tests/fuzz/$$d/$$t"; \
+		done; \
+		echo "== $$t"; $(BUILD)/tests/fuzz/$$t $$dirs; \
+	done
+
+check-fuzz:
+	$(MAKE) BUILD=$(BUILD)/asan SAN=1 fuzz-replay
+
+fuzz:
+	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(FUZZ_PACKAGES)"
+	$(MAKE) BUILD=$(BUILD)/fuzz CC=$(FUZZ_CC) SAN=1 FUZZ_ENGINE=libfuzzer \
+		fuzz-run
+
+# under BUILD=.../fuzz: each target for FUZZ_SECONDS, then the merge; a
+# target that crashes does not stop the others, the run fails at the end
+fuzz-run: $(FUZZ_BINS)
+	@failed=; for t in $(FUZZ_TARGETS); do \
+		new=$(BUILD)/corpus/$$t; crash=$(BUILD)/crashes/$$t; \
+		mkdir -p $$new $$crash tests/fuzz/corpus/$$t; \
+		dict=; [ -f tests/fuzz/$$t.dict ] && dict=-dict=tests/fuzz/$$t.dict; \
+		regs=; [ -d tests/fuzz/regressions/$$t ] && \
+			regs=tests/fuzz/regressions/$$t; \
+		echo "== $$t: $(FUZZ_SECONDS) s"; \
+		$(BUILD)/tests/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) \
+			-timeout=30 -print_final_stats=1 $$dict \
+			-artifact_prefix=$$crash/ $(FUZZ_FLAGS) \
+			$$new tests/fuzz/corpus/$$t $$regs || failed="$$failed $$t"; \
+		if [ "$(FUZZ_MERGE)" = 1 ]; then \
+			$(BUILD)/tests/fuzz/$$t -merge=1 $$dict \
+				tests/fuzz/corpus/$$t $$new || failed="$$failed $$t"; \
+		fi; \
+	done; \
+	if [ -n "$$failed" ]; then \
+		echo "fuzz: failed:$$failed (inputs in $(BUILD)/crashes/)"; exit 1; \
+	fi

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -262,6 +263,39 @@ static void signal_cb(evutil_socket_t sig, short what, void *arg)
 	event_base_loopbreak(base);
 }
 
+/*
+ * Whether a gadget times anything in milliseconds: a `delay` (rule or
+ * endpoint), `disconnect-after-ms`, or a device function (hid's report
+ * interval).  Only then does the loop use libevent's precise timer,
+ * which costs a timerfd_settime() at every turn of the loop, some 7% of
+ * a control URB's time on the server (make bench-urb).
+ */
+static bool needs_precise_timer(struct gd_device **models, int n)
+{
+	const struct gd_device *m;
+	const struct gd_alt *a;
+	size_t c, k, e;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		m = models[i];
+		if (m->function || m->faults.disconnect_after_ms)
+			return true;
+		for (k = 0; k < m->n_rules; k++)
+			if (m->rules[k].delay_ms)
+				return true;
+		for (c = 0; c < m->n_configs; c++) {
+			for (k = 0; k < m->configs[c].n_alts; k++) {
+				a = &m->configs[c].alts[k];
+				for (e = 0; e < a->n_eps; e++)
+					if (a->eps[e].beh.delay_ms)
+						return true;
+			}
+		}
+	}
+	return false;
+}
+
 static int do_serve(char **paths, int n, const char *addr, uint16_t port,
 		    const char *port_file)
 {
@@ -283,11 +317,22 @@ static int do_serve(char **paths, int n, const char *addr, uint16_t port,
 	/* a peer that vanishes must cost an EPIPE, not the process */
 	signal(SIGPIPE, SIG_IGN);
 	raise_fd_limit();
+	/*
+	 * Keep up to 8 MiB of freed heap: a busy connection allocates and
+	 * frees input chains of up to 1 MiB and URB buffers at every read,
+	 * and glibc's default (trim the heap past twice the largest chunk
+	 * freed lately) gave the pages back and faulted them in again each
+	 * time: some 7 page faults per 64 KiB bulk URB, a tenth of the
+	 * throughput (make bench-urb).  Chunks of 4 MiB and more still come
+	 * from mmap() and go back when freed.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 4 * 1024 * 1024);
+	mallopt(M_TRIM_THRESHOLD, 8 * 1024 * 1024);
 
 	/* a device's `delay` is in ms: timerfd (precise) rather than
 	 * epoll_wait's millisecond timeout, which rounds up */
 	cfg = event_config_new();
-	if (cfg)
+	if (cfg && needs_precise_timer(models, n))
 		event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
 	base = cfg ? event_base_new_with_config(cfg) : NULL;
 	if (cfg)

@@ -102,8 +102,9 @@ static int kw_eptype(struct blk *b, const struct stmt *st,
 	int i, rc = cur_choice(&c, types, &i) ?: cur_end(&c);
 
 	(void)d;
+	/* "isochronous" (4) is "iso" spelled out, not 4 & 3 (control) */
 	if (!rc)
-		ep->bmAttributes = (uint8_t)(i & USB_ENDPOINT_XFERTYPE_MASK);
+		ep->bmAttributes = i == 4 ? USB_ENDPOINT_XFER_ISOC : (uint8_t)i;
 	return rc;
 }
 

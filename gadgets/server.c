@@ -4,9 +4,18 @@
  *
  * libevent 2.1 in the shape of its samples: static *_cb callbacks, every
  * constructor checked, everything freed in reverse order.  Input is taken
- * item by item (op_common, import request, URB header, URB payload); the
- * read low watermark is set to the size of the item being waited for, so
- * a callback only runs when a whole item can be decoded.
+ * item by item (op_common, import request, URB header, URB payload); a
+ * step that lacks bytes records how many the item needs (c->need) and
+ * waits for the next read.
+ *
+ * The socket is read and written here, not by a bufferevent: libevent
+ * 2.1's bufferevent reads at most 4 KiB per wakeup (EVBUFFER_MAX_READ,
+ * each after a FIONREAD) and writes 16 KiB, so a 64 KiB URB took some
+ * twenty trips through epoll.  A read here asks for the rest of the item
+ * awaited, and more while the peer keeps the socket full (conn_recv());
+ * the replies a batch of input produced are sent at its end, in one
+ * sendmsg() where the socket takes them (conn_push_output()), and only
+ * what it does not take waits for write_ev.
  *
  * Ownership: a struct urb belongs to the device between gdev_submit() and
  * host->complete() (or gdev_unlink()/gdev_detach()), and to this file
@@ -22,10 +31,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
-#include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/listener.h>
 #include <event2/util.h>
@@ -61,6 +70,35 @@
 /* IN data at least this long is handed to the output buffer by reference. */
 #define CONN_ZEROCOPY_MIN	4096
 
+/*
+ * A read asks for at least CONN_READ_MIN bytes, for twice as much after a
+ * read that filled what it asked (a busy peer), and for the rest of the
+ * item awaited, never for more than CONN_READ_MAX: a 64 KiB OUT payload
+ * comes in one read, while a connection that sends little keeps small
+ * buffers (an idle one keeps none: a drained evbuffer frees its chains).
+ * CONN_CHAIN_HDR is what libevent adds to a chain it allocates (struct
+ * evbuffer_chain, rounded up) before rounding to a power of two: asking
+ * for a power of two less that fills the allocation, not half of one
+ * twice as big.
+ */
+#define CONN_READ_MIN		1024
+#define CONN_READ_MAX		(1024u * 1024)
+#define CONN_CHAIN_HDR		64
+
+/* output chains handed to one sendmsg() */
+#define CONN_WRITE_IOV		64
+
+/* OUT data at least this long is read straight into the URB's buffer */
+#define CONN_DIRECT_MIN		4096
+
+/*
+ * A buffer this short (a control transfer's, mostly) is allocated with
+ * its URB, right after it: one allocation.  Never handed to the output
+ * by reference, which conn_urb_free() relies on.
+ */
+#define CONN_INLINE_MAX		256
+_Static_assert(CONN_INLINE_MAX < CONN_ZEROCOPY_MIN, "inline buffers are copied");
+
 #define USB_ENDPOINT_XFERTYPE_MASK	0x03
 #define USB_ENDPOINT_XFER_ISOC		1
 
@@ -84,14 +122,22 @@ enum conn_phase {
 /* what an input step tells the loop in conn_process_input() */
 enum conn_step {
 	STEP_NEXT,			/* item consumed, look for the next */
-	STEP_WAIT,			/* need more bytes; watermark set */
-	STEP_STOP,			/* closing or freed: touch nothing */
+	STEP_WAIT,			/* need more bytes: c->need set */
+	STEP_STOP,			/* closing, paused or unplugged */
+	STEP_FREED,			/* the connection is gone: touch nothing */
 };
 
 struct conn {
 	struct server *srv;
 	struct conn *prev, *next;
-	struct bufferevent *bev;
+	int fd;
+	struct event *read_ev;		/* persistent, pending while reading */
+	struct event *write_ev;		/* pending while output waits for room */
+	struct event *timeout_ev;	/* CONN_OP, CONN_CLOSING: see conn_arm() */
+	struct evbuffer *in, *out;
+	size_t need;			/* STEP_WAIT: input bytes the item needs */
+	size_t read_size;		/* the least the next read asks for */
+	bool in_input;			/* in conn_process_input(): replies wait */
 	struct event *kill_ev;		/* deferred close for host->disconnect */
 	enum conn_phase phase;
 	unsigned long id;
@@ -103,6 +149,8 @@ struct conn {
 	bool have_hdr;			/* hdr decoded, payload awaited */
 	struct usbip_hdr hdr;
 	size_t payload_len;
+	struct urb *rx_urb;		/* hdr's OUT URB, its data being read */
+	uint32_t rx_got;		/* bytes of rx_urb->buf read so far */
 
 	unsigned int n_urbs;		/* URBs the device holds for us */
 	size_t urb_bytes;		/* their buffer bytes */
@@ -122,7 +170,7 @@ struct server {
 
 static void conn_complete_cb(void *ctx, struct urb *urb);
 static void conn_disconnect_cb(void *ctx, const char *why);
-static void conn_process_input(struct conn *c);
+static enum conn_step conn_process_input(struct conn *c);
 
 static const struct gdev_host conn_host_ops = {
 	.complete = conn_complete_cb,
@@ -143,7 +191,8 @@ static void conn_urb_free(struct urb *urb)
 		c->urb_bytes -= urb->length;
 	}
 	free(urb->iso);
-	free(urb->buf);
+	if (urb->buf != (uint8_t *)(urb + 1))
+		free(urb->buf);
 	free(urb);
 }
 
@@ -172,17 +221,96 @@ static void conn_free(struct conn *c)
 	if (c->next)
 		c->next->prev = c->prev;
 	srv->n_conns--;
+	if (c->rx_urb)
+		conn_urb_free(c->rx_urb);
 	event_free(c->kill_ev);
-	bufferevent_free(c->bev);
+	event_free(c->timeout_ev);
+	event_free(c->write_ev);
+	event_free(c->read_ev);
+	/* the output's cleanup callbacks free the IN buffers it references */
+	evbuffer_free(c->out);
+	evbuffer_free(c->in);
+	evutil_closesocket(c->fd);
 	free(c);
 }
 
-/* Close now, dropping unsent output.  Always returns STEP_STOP. */
+/* Close now, dropping unsent output.  Always returns STEP_FREED. */
 static enum conn_step conn_drop(struct conn *c, const char *why)
 {
 	log_info("%s: closed: %s", c->peer, why);
 	conn_free(c);
-	return STEP_STOP;
+	return STEP_FREED;
+}
+
+/*
+ * (Re)start the connection's timeout: in CONN_OP, CONN_OP_TIMEOUT from
+ * the last read; in CONN_CLOSING, CONN_FLUSH_TIMEOUT from the last byte
+ * sent.  An imported connection has none.  A timer of its own, not the
+ * I/O events' timeouts: libevent keeps a persistent event's timeout
+ * even after event_add() without one.
+ */
+static void conn_arm(struct conn *c)
+{
+	struct timeval tv = { CONN_OP_TIMEOUT, 0 };
+
+	if (c->phase == CONN_CLOSING)
+		tv.tv_sec = CONN_FLUSH_TIMEOUT;
+	evtimer_add(c->timeout_ev, &tv);
+}
+
+/* Send what the socket takes now: 0, or -1 with errno set. */
+static int conn_send(struct conn *c)
+{
+	struct evbuffer_iovec v[CONN_WRITE_IOV];
+	struct iovec iov[CONN_WRITE_IOV];
+	struct msghdr msg = { .msg_iov = iov };
+	size_t total;
+	ssize_t n;
+	int nv, i;
+
+	while (evbuffer_get_length(c->out)) {
+		nv = evbuffer_peek(c->out, -1, NULL, v, CONN_WRITE_IOV);
+		if (nv > CONN_WRITE_IOV)
+			nv = CONN_WRITE_IOV;
+		total = 0;
+		for (i = 0; i < nv; i++) {
+			iov[i].iov_base = v[i].iov_base;
+			iov[i].iov_len = v[i].iov_len;
+			total += v[i].iov_len;
+		}
+		msg.msg_iovlen = (size_t)nv;
+		/* MSG_NOSIGNAL: a peer gone is an EPIPE, not a SIGPIPE */
+		n = sendmsg(c->fd, &msg, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+		}
+		evbuffer_drain(c->out, (size_t)n);
+		if ((size_t)n < total)
+			break;		/* the socket is full */
+	}
+	return 0;
+}
+
+/*
+ * Send the output now; what the socket does not take goes from write_cb
+ * when it has room.  write_cb also does what may not happen here: drop
+ * the connection on a send error, resume reading once the output is
+ * below CONN_OUT_LOW (it runs at once when the socket has room).  The
+ * caller may be the device, which must not see its host vanish or new
+ * URBs come in under it.
+ */
+static void conn_push_output(struct conn *c)
+{
+	if (event_pending(c->write_ev, EV_WRITE, NULL))
+		return;
+	if (evbuffer_get_length(c->out) && conn_send(c) < 0)
+		goto later;
+	if (!evbuffer_get_length(c->out) && !c->paused)
+		return;
+later:
+	event_add(c->write_ev, NULL);
 }
 
 /*
@@ -192,37 +320,32 @@ static enum conn_step conn_drop(struct conn *c, const char *why)
  */
 static enum conn_step conn_close_after_flush(struct conn *c)
 {
-	struct timeval tv = { CONN_FLUSH_TIMEOUT, 0 };
-
 	conn_release_gadget(c);
 	c->phase = CONN_CLOSING;
 	c->paused = false;
-	bufferevent_disable(c->bev, EV_READ);
-	bufferevent_setwatermark(c->bev, EV_WRITE, 0, 0);
-	bufferevent_set_timeouts(c->bev, NULL, &tv);
-	if (evbuffer_get_length(bufferevent_get_output(c->bev)) == 0)
-		conn_free(c);
+	event_del(c->read_ev);
+	conn_arm(c);
+	/* write_cb sends what is left and frees; even with nothing left,
+	 * so the caller may still touch c */
+	event_add(c->write_ev, NULL);
 	return STEP_STOP;
 }
 
 static enum conn_step conn_wait_for(struct conn *c, size_t need)
 {
-	bufferevent_setwatermark(c->bev, EV_READ, need, 0);
+	c->need = need;
 	return STEP_WAIT;
 }
 
 /* Output above CONN_OUT_HIGH: stop reading until it drains (write_cb). */
 static void conn_check_backpressure(struct conn *c)
 {
-	struct evbuffer *out = bufferevent_get_output(c->bev);
-
-	if (c->paused || evbuffer_get_length(out) <= CONN_OUT_HIGH)
+	if (c->paused || evbuffer_get_length(c->out) <= CONN_OUT_HIGH)
 		return;
 	c->paused = true;
-	bufferevent_disable(c->bev, EV_READ);
-	bufferevent_setwatermark(c->bev, EV_WRITE, CONN_OUT_LOW, 0);
+	event_del(c->read_ev);
 	log_dbg("%s: output %zu bytes, reading paused", c->peer,
-		evbuffer_get_length(out));
+		evbuffer_get_length(c->out));
 }
 
 /* ---------------------------------------------------------------------
@@ -311,7 +434,7 @@ static void conn_send_op(struct conn *c, uint16_t code, uint32_t status)
 	uint8_t raw[USBIP_OP_COMMON_SIZE];
 
 	usbip_op_common_pack(&op, raw);
-	bufferevent_write(c->bev, raw, sizeof(raw));
+	evbuffer_add(c->out, raw, sizeof(raw));
 }
 
 static void conn_send_device(struct conn *c, const struct server_gadget *g,
@@ -325,12 +448,12 @@ static void conn_send_device(struct conn *c, const struct server_gadget *g,
 	n = gadget_interfaces(g, recs);
 	gadget_record(g, &d, n);
 	usbip_usb_device_pack(&d, raw);
-	bufferevent_write(c->bev, raw, USBIP_USB_DEVICE_SIZE);
+	evbuffer_add(c->out, raw, USBIP_USB_DEVICE_SIZE);
 	if (!with_interfaces)
 		return;
 	for (i = 0; i < n; i++) {
 		usbip_usb_interface_pack(&recs[i], raw);
-		bufferevent_write(c->bev, raw, USBIP_USB_INTERFACE_SIZE);
+		evbuffer_add(c->out, raw, USBIP_USB_INTERFACE_SIZE);
 	}
 }
 
@@ -341,8 +464,7 @@ static enum conn_step conn_devlist(struct conn *c)
 	unsigned int i;
 
 	conn_send_op(c, OP_REP_DEVLIST, ST_OK);
-	bufferevent_write(c->bev, ndev,
-			  usbip_devlist_ndev_pack(srv->n_gadgets, ndev));
+	evbuffer_add(c->out, ndev, usbip_devlist_ndev_pack(srv->n_gadgets, ndev));
 	for (i = 0; i < srv->n_gadgets; i++)
 		conn_send_device(c, srv->gadgets[i], true);
 	log_info("%s: devlist: %u devices", c->peer, srv->n_gadgets);
@@ -379,8 +501,8 @@ static enum conn_step conn_import(struct conn *c, const uint8_t *body)
 	g->owner = c;
 	c->gadget = g;
 	c->phase = CONN_URB;
-	/* an imported device may idle for ever: no read timeout any more */
-	bufferevent_set_timeouts(c->bev, NULL, NULL);
+	/* an imported device may idle for ever: no timeout any more */
+	evtimer_del(c->timeout_ev);
 	conn_send_op(c, OP_REP_IMPORT, ST_OK);
 	/* the record echoes the requested busid: equal as a C string */
 	conn_send_device(c, g, false);
@@ -391,7 +513,7 @@ static enum conn_step conn_import(struct conn *c, const uint8_t *body)
 
 static enum conn_step conn_do_op(struct conn *c)
 {
-	struct evbuffer *in = bufferevent_get_input(c->bev);
+	struct evbuffer *in = c->in;
 	size_t avail = evbuffer_get_length(in);
 	uint8_t raw[USBIP_IMPORT_REQ_SIZE];
 	struct usbip_op_common op;
@@ -464,16 +586,17 @@ static void urb_setup_hex(const struct urb *urb, char *dst, size_t len)
 		snprintf(dst + n, len - n, "%02x", urb->setup[i]);
 }
 
-static enum conn_step conn_submit(struct conn *c)
+/*
+ * The URB of the CMD_SUBMIT in c->hdr, its buffer allocated, no data in
+ * it yet; NULL when the connection was dropped (limits, memory).
+ */
+static struct urb *conn_urb_new(struct conn *c)
 {
 	const struct usbip_cmd_submit *cs = &c->hdr.u.cmd_submit;
-	struct evbuffer *in = bufferevent_get_input(c->bev);
 	bool dir_in = c->hdr.base.direction == USBIP_DIR_IN;
 	int32_t np = cs->number_of_packets;
-	uint8_t raw[USBIP_ISO_DESC_SIZE];
 	struct urb *urb;
 	uint32_t len;
-	int32_t i;
 
 	/*
 	 * usbip_hdr_unpack_cmd() bounds both; checked again because a
@@ -481,27 +604,44 @@ static enum conn_step conn_submit(struct conn *c)
 	 */
 	if (cs->transfer_buffer_length < 0 ||
 	    (uint32_t)cs->transfer_buffer_length > USBIP_MAX_TRANSFER ||
-	    np < 0 || np > USBIP_MAX_ISO_PACKETS)
-		return conn_drop(c, "URB lengths out of range");
+	    np < 0 || np > USBIP_MAX_ISO_PACKETS) {
+		conn_drop(c, "URB lengths out of range");
+		return NULL;
+	}
 	len = (uint32_t)cs->transfer_buffer_length;
 
 	if (c->n_urbs >= CONN_MAX_URBS ||
 	    c->urb_bytes + len > CONN_MAX_URB_BYTES) {
 		log_warn("%s: %u URBs / %zu bytes pending, limit reached",
 			 c->peer, c->n_urbs, c->urb_bytes);
-		return conn_drop(c, "too many pending URBs");
+		conn_drop(c, "too many pending URBs");
+		return NULL;
 	}
 
-	urb = calloc(1, sizeof(*urb));
-	if (!urb)
-		return conn_drop(c, "out of memory");
-	/* at least one byte, so buf is never NULL even for length 0 */
-	urb->buf = calloc(1, len ? len : 1);
+	/*
+	 * At least one byte, so buf is never NULL even for length 0.  OUT
+	 * data fills the buffer whole (the caller's job); an IN buffer
+	 * starts zeroed, so no reply can carry stale heap bytes.
+	 */
+	if (len <= CONN_INLINE_MAX) {
+		urb = calloc(1, sizeof(*urb) + (len ? len : 1));
+		if (urb)
+			urb->buf = (uint8_t *)(urb + 1);
+	} else {
+		urb = calloc(1, sizeof(*urb));
+		if (urb)
+			urb->buf = dir_in ? calloc(1, len) : malloc(len);
+	}
+	if (!urb) {
+		conn_drop(c, "out of memory");
+		return NULL;
+	}
 	if (np)
 		urb->iso = calloc(np, sizeof(*urb->iso));
 	if (!urb->buf || (np && !urb->iso)) {
 		conn_urb_free(urb);
-		return conn_drop(c, "out of memory");
+		conn_drop(c, "out of memory");
+		return NULL;
 	}
 	urb->seqnum = c->hdr.base.seqnum;
 	urb->ep = (uint8_t)c->hdr.base.ep;
@@ -512,9 +652,34 @@ static enum conn_step conn_submit(struct conn *c)
 	urb->interval = cs->interval;
 	urb->number_of_packets = np;
 	memcpy(urb->setup, cs->setup, sizeof(urb->setup));
+	return urb;
+}
+
+/* The URB has its data: it counts against the limits, the device has it. */
+static void conn_urb_start(struct conn *c, struct urb *urb)
+{
+	urb->owner = c;
+	c->n_urbs++;
+	c->urb_bytes += urb->length;
+	gdev_submit(c->gadget->gdev, urb);
+}
+
+static enum conn_step conn_submit(struct conn *c)
+{
+	struct evbuffer *in = c->in;
+	uint8_t raw[USBIP_ISO_DESC_SIZE];
+	struct urb *urb;
+	uint32_t len;
+	int32_t np, i;
+
+	urb = conn_urb_new(c);
+	if (!urb)
+		return STEP_FREED;
+	len = urb->length;
+	np = urb->number_of_packets;
 
 	/* the payload is all there: conn_do_urb() waited for payload_len */
-	if (!dir_in)
+	if (!urb->dir_in)
 		evbuffer_remove(in, urb->buf, len);
 	for (i = 0; i < np; i++) {
 		struct usbip_iso_desc *d = &urb->iso[i];
@@ -534,19 +699,43 @@ static enum conn_step conn_submit(struct conn *c)
 	 * from number_of_packets: descriptors sent for any other endpoint
 	 * were consumed above and are ignored.
 	 */
-	if (np && conn_ep_not_iso(c, dir_in, urb->ep)) {
+	if (np && conn_ep_not_iso(c, urb->dir_in, urb->ep)) {
 		log_dbg("%s: seq=%u: %d iso packets for a non-iso endpoint, ignored",
 			c->peer, urb->seqnum, np);
 		free(urb->iso);
 		urb->iso = NULL;
 		urb->number_of_packets = 0;
 	}
-
-	urb->owner = c;
-	c->n_urbs++;
-	c->urb_bytes += len;
-	gdev_submit(c->gadget->gdev, urb);
+	conn_urb_start(c, urb);
 	return STEP_NEXT;
+}
+
+/*
+ * An OUT URB whose data has not all come yet: its buffer takes what the
+ * input holds, and conn_recv() reads the rest straight into it, one copy
+ * of the data fewer.  Only for CONN_DIRECT_MIN bytes or more with no
+ * isochronous descriptors behind them.
+ */
+static enum conn_step conn_submit_direct(struct conn *c, size_t avail)
+{
+	struct urb *urb = conn_urb_new(c);
+
+	if (!urb)
+		return STEP_FREED;
+	evbuffer_remove(c->in, urb->buf, avail);
+	c->rx_got = (uint32_t)avail;
+	c->rx_urb = urb;
+	return STEP_WAIT;
+}
+
+static bool conn_direct_ok(const struct conn *c)
+{
+	const struct usbip_cmd_submit *cs = &c->hdr.u.cmd_submit;
+
+	return c->hdr.base.command == USBIP_CMD_SUBMIT &&
+	       c->hdr.base.direction == USBIP_DIR_OUT &&
+	       cs->number_of_packets == 0 &&
+	       cs->transfer_buffer_length >= CONN_DIRECT_MIN;
 }
 
 static void conn_send_ret_unlink(struct conn *c, uint32_t seqnum,
@@ -561,7 +750,7 @@ static void conn_send_ret_unlink(struct conn *c, uint32_t seqnum,
 	h.base.seqnum = seqnum;
 	h.u.ret_unlink.status = status;
 	usbip_hdr_pack(&h, raw);
-	bufferevent_write(c->bev, raw, sizeof(raw));
+	evbuffer_add(c->out, raw, sizeof(raw));
 }
 
 /*
@@ -589,7 +778,7 @@ static enum conn_step conn_unlink(struct conn *c)
 
 static enum conn_step conn_do_urb(struct conn *c)
 {
-	struct evbuffer *in = bufferevent_get_input(c->bev);
+	struct evbuffer *in = c->in;
 	size_t avail = evbuffer_get_length(in);
 	uint8_t raw[USBIP_HDR_SIZE];
 	int ret;
@@ -620,8 +809,21 @@ static enum conn_step conn_do_urb(struct conn *c)
 			return conn_drop(c, "URB payload too long");
 		c->have_hdr = true;
 	}
-	if (avail < c->payload_len)
+	if (c->rx_urb) {
+		struct urb *urb = c->rx_urb;
+
+		if (c->rx_got < urb->length)
+			return STEP_WAIT;
+		c->rx_urb = NULL;
+		c->have_hdr = false;
+		conn_urb_start(c, urb);
+		return STEP_NEXT;
+	}
+	if (avail < c->payload_len) {
+		if (conn_direct_ok(c))
+			return conn_submit_direct(c, avail);
 		return conn_wait_for(c, c->payload_len);
+	}
 	c->have_hdr = false;
 
 	if (c->hdr.base.command == USBIP_CMD_UNLINK)
@@ -654,7 +856,7 @@ static void conn_complete_cb(void *ctx, struct urb *urb)
 	struct conn *c = ctx;
 	struct evbuffer *out;
 	struct usbip_hdr h;
-	uint8_t raw[USBIP_HDR_SIZE];
+	uint8_t raw[USBIP_HDR_SIZE + CONN_INLINE_MAX];
 	uint32_t actual;
 	char setup[32];
 	int32_t i;
@@ -666,7 +868,7 @@ static void conn_complete_cb(void *ctx, struct urb *urb)
 		conn_urb_free(urb);
 		return;
 	}
-	out = bufferevent_get_output(c->bev);
+	out = c->out;
 
 	/* never more than the host asked for: vhci drops the link for it */
 	actual = urb->actual_length <= urb->length ? urb->actual_length :
@@ -696,8 +898,14 @@ static void conn_complete_cb(void *ctx, struct urb *urb)
 	h.u.ret_submit.number_of_packets = urb->number_of_packets;
 	h.u.ret_submit.error_count = urb->error_count;
 	usbip_hdr_pack(&h, raw);
-	evbuffer_add(out, raw, sizeof(raw));
 
+	if (urb->dir_in && actual && actual <= CONN_INLINE_MAX) {
+		/* a short reply (a descriptor) goes in one piece */
+		memcpy(raw + USBIP_HDR_SIZE, urb->buf, actual);
+		evbuffer_add(out, raw, USBIP_HDR_SIZE + actual);
+	} else {
+		evbuffer_add(out, raw, USBIP_HDR_SIZE);
+	}
 	if (urb->dir_in && actual >= CONN_ZEROCOPY_MIN) {
 		/* the buffer now belongs to the output: freed once sent */
 		if (evbuffer_add_reference(out, urb->buf, actual,
@@ -706,7 +914,7 @@ static void conn_complete_cb(void *ctx, struct urb *urb)
 			urb->buf = NULL;
 		else
 			evbuffer_add(out, urb->buf, actual);
-	} else if (urb->dir_in && actual) {
+	} else if (urb->dir_in && actual > CONN_INLINE_MAX) {
 		evbuffer_add(out, urb->buf, actual);
 	}
 	for (i = 0; i < urb->number_of_packets; i++) {
@@ -714,12 +922,18 @@ static void conn_complete_cb(void *ctx, struct urb *urb)
 		evbuffer_add(out, raw, USBIP_ISO_DESC_SIZE);
 	}
 
-	urb_setup_hex(urb, setup, sizeof(setup));
-	log_dbg("%s seq=%u ep=%u %s len=%u%s -> status=%d actual=%u",
-		c->gadget->busid, urb->seqnum, urb->ep,
-		urb->dir_in ? "in" : "out", urb->length, setup, urb->status,
-		actual);
+	/* formatted only when the line is printed: this runs per URB */
+	if (log_enabled(GLOG_DBG)) {
+		urb_setup_hex(urb, setup, sizeof(setup));
+		log_dbg("%s seq=%u ep=%u %s len=%u%s -> status=%d actual=%u",
+			c->gadget->busid, urb->seqnum, urb->ep,
+			urb->dir_in ? "in" : "out", urb->length, setup,
+			urb->status, actual);
+	}
 	conn_urb_free(urb);
+	/* from a timer (or any time outside a batch of input): send now */
+	if (!c->in_input)
+		conn_push_output(c);
 	conn_check_backpressure(c);
 }
 
@@ -746,41 +960,150 @@ static void conn_disconnect_cb(void *ctx, const char *why)
 		 c->gadget ? c->gadget->busid : "-", why ? why : "fault");
 	/* no request read after this point gets an answer */
 	c->unplugged = true;
-	bufferevent_disable(c->bev, EV_READ);
+	event_del(c->read_ev);
 	event_active(c->kill_ev, EV_TIMEOUT, 0);
 }
 
 /* ---------------------------------------------------------------------
- * bufferevent callbacks
+ * Socket callbacks
  * --------------------------------------------------------------------- */
 
-static void conn_process_input(struct conn *c)
+/*
+ * Take every whole item the input holds.  Replies accumulate in the
+ * output meanwhile; the caller sends them after, unless STEP_FREED.
+ */
+static enum conn_step conn_process_input(struct conn *c)
 {
 	enum conn_step step = STEP_NEXT;
 
-	/* c may be freed by a step: only STEP_NEXT allows another look */
+	c->in_input = true;
 	while (step == STEP_NEXT) {
-		if (c->paused || c->unplugged || c->phase == CONN_CLOSING)
-			return;
+		if (c->paused || c->unplugged || c->phase == CONN_CLOSING) {
+			step = STEP_STOP;
+			break;
+		}
+		c->need = 0;
 		if (c->phase == CONN_OP)
 			step = conn_do_op(c);
 		else
 			step = conn_do_urb(c);
 	}
+	/* c may be freed by a step: only STEP_FREED says so */
+	if (step != STEP_FREED)
+		c->in_input = false;
+	return step;
 }
 
-static void conn_read_cb(struct bufferevent *bev, void *arg)
+/*
+ * One read: first the rest of rx_urb's data, straight into its buffer,
+ * then into the input the rest of the item awaited or read_size,
+ * whichever is more, up to CONN_READ_MAX.  Returns what readv() did; the
+ * next read asks for twice as much when this one came back full, and
+ * for half when it brought less than a quarter.
+ */
+static ssize_t conn_recv(struct conn *c)
 {
-	(void)bev;
-	conn_process_input(arg);
+	size_t have = evbuffer_get_length(c->in);
+	size_t want = c->read_size - CONN_CHAIN_HDR, rx = 0, left;
+	struct evbuffer_iovec v[2];
+	struct iovec iov[3];
+	int nv, k = 0, i;
+	ssize_t n;
+
+	if (c->rx_urb) {
+		rx = c->rx_urb->length - c->rx_got;
+		iov[0].iov_base = c->rx_urb->buf + c->rx_got;
+		iov[0].iov_len = rx;
+		k = 1;
+	}
+	if (c->need > have && c->need - have > want)
+		want = c->need - have;
+	if (want > CONN_READ_MAX)
+		want = CONN_READ_MAX;
+	nv = evbuffer_reserve_space(c->in, (ev_ssize_t)want, v, 2);
+	if (nv <= 0) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (i = 0; i < nv; i++) {
+		iov[k + i].iov_base = v[i].iov_base;
+		iov[k + i].iov_len = v[i].iov_len;
+	}
+	do
+		n = readv(c->fd, iov, k + nv);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return n;	/* nothing committed: the space stays free */
+	left = (size_t)n;
+	if (rx) {
+		rx = left < rx ? left : rx;
+		c->rx_got += (uint32_t)rx;
+		left -= rx;
+	}
+	for (i = 0; i < nv && left; i++) {
+		if (v[i].iov_len > left)
+			v[i].iov_len = left;
+		left -= v[i].iov_len;
+	}
+	evbuffer_commit_space(c->in, v, i);
+	n -= (ssize_t)rx;	/* what the input got, for the sizing */
+	if (!n)
+		return (ssize_t)rx;
+	if ((size_t)n >= want && c->read_size < CONN_READ_MAX)
+		c->read_size *= 2;
+	else if ((size_t)n < c->read_size / 4 && c->read_size > CONN_READ_MIN)
+		c->read_size /= 2;
+	return n + (ssize_t)rx;
 }
 
-static void conn_write_cb(struct bufferevent *bev, void *arg)
+static void conn_read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn *c = arg;
-	size_t left = evbuffer_get_length(bufferevent_get_output(bev));
+	ssize_t n;
 
+	(void)fd;
+	(void)what;
+	n = conn_recv(c);
+	if (n == 0) {
+		conn_drop(c, c->have_hdr || evbuffer_get_length(c->in) ?
+			  "EOF inside a PDU" : "peer closed");
+		return;
+	}
+	if (n < 0) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			conn_drop(c, strerror(errno));
+		return;
+	}
+	if (c->phase == CONN_OP)
+		conn_arm(c);
+	if (conn_process_input(c) != STEP_FREED)
+		conn_push_output(c);
+}
+
+static void conn_timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	conn_drop(arg, "timeout");
+}
+
+static void conn_write_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+	size_t before = evbuffer_get_length(c->out), left;
+
+	(void)fd;
+	(void)what;
+	if (conn_send(c) < 0) {
+		conn_drop(c, strerror(errno));
+		return;
+	}
+	left = evbuffer_get_length(c->out);
+	if (left == 0)
+		event_del(c->write_ev);
 	if (c->phase == CONN_CLOSING) {
+		if (left < before)
+			conn_arm(c);
 		if (left == 0) {
 			log_info("%s: closed after the last reply", c->peer);
 			conn_free(c);
@@ -789,31 +1112,14 @@ static void conn_write_cb(struct bufferevent *bev, void *arg)
 	}
 	if (c->paused && left <= CONN_OUT_LOW) {
 		c->paused = false;
-		bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
 		if (c->unplugged)
 			return;
-		bufferevent_enable(bev, EV_READ);
+		event_add(c->read_ev, NULL);
 		log_dbg("%s: output drained, reading resumed", c->peer);
 		/* whole items may already wait in the input buffer */
-		conn_process_input(c);
+		if (conn_process_input(c) != STEP_FREED)
+			conn_push_output(c);
 	}
-}
-
-static void conn_event_cb(struct bufferevent *bev, short what, void *arg)
-{
-	struct conn *c = arg;
-	const char *why = "error";
-
-	(void)bev;
-	if (what & BEV_EVENT_EOF)
-		why = c->have_hdr || evbuffer_get_length(
-			bufferevent_get_input(bev)) ? "EOF inside a PDU" :
-			"peer closed";
-	else if (what & BEV_EVENT_TIMEOUT)
-		why = "timeout";
-	else if (what & BEV_EVENT_ERROR)
-		why = evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR());
-	conn_drop(c, why);
 }
 
 /* ---------------------------------------------------------------------
@@ -852,7 +1158,6 @@ static void format_peer(struct conn *c, int fd)
 
 int server_add_connection(struct server *srv, int fd)
 {
-	struct timeval tv = { CONN_OP_TIMEOUT, 0 };
 	int one = 1;
 	struct conn *c;
 
@@ -874,22 +1179,34 @@ int server_add_connection(struct server *srv, int fd)
 	if (!c)
 		goto err_close;
 	c->srv = srv;
+	c->fd = fd;
 	c->id = ++srv->next_conn_id;
 	c->phase = CONN_OP;
+	c->read_size = CONN_READ_MIN;
 	format_peer(c, fd);
 
-	c->bev = bufferevent_socket_new(srv->base, fd, BEV_OPT_CLOSE_ON_FREE);
-	if (!c->bev)
+	c->in = evbuffer_new();
+	if (!c->in)
 		goto err_free;
+	c->out = evbuffer_new();
+	if (!c->out)
+		goto err_in;
+	c->read_ev = event_new(srv->base, fd, EV_READ | EV_PERSIST,
+			       conn_read_cb, c);
+	if (!c->read_ev)
+		goto err_out;
+	c->write_ev = event_new(srv->base, fd, EV_WRITE | EV_PERSIST,
+				conn_write_cb, c);
+	if (!c->write_ev)
+		goto err_read;
+	c->timeout_ev = evtimer_new(srv->base, conn_timeout_cb, c);
+	if (!c->timeout_ev)
+		goto err_write;
 	c->kill_ev = event_new(srv->base, -1, 0, conn_kill_cb, c);
 	if (!c->kill_ev)
-		goto err_bev;
-	bufferevent_setcb(c->bev, conn_read_cb, conn_write_cb, conn_event_cb,
-			  c);
-	bufferevent_setwatermark(c->bev, EV_READ, USBIP_OP_COMMON_SIZE, 0);
-	bufferevent_set_timeouts(c->bev, &tv, NULL);
-	if (bufferevent_enable(c->bev, EV_READ | EV_WRITE) < 0)
-		goto err_kill;
+		goto err_timeout;
+	event_add(c->read_ev, NULL);
+	conn_arm(c);
 
 	c->next = srv->conns;
 	if (srv->conns)
@@ -899,13 +1216,16 @@ int server_add_connection(struct server *srv, int fd)
 	log_info("%s: connected", c->peer);
 	return 0;
 
-err_kill:
-	event_free(c->kill_ev);
-err_bev:
-	/* BEV_OPT_CLOSE_ON_FREE closes fd */
-	bufferevent_free(c->bev);
-	free(c);
-	return -ENOMEM;
+err_timeout:
+	event_free(c->timeout_ev);
+err_write:
+	event_free(c->write_ev);
+err_read:
+	event_free(c->read_ev);
+err_out:
+	evbuffer_free(c->out);
+err_in:
+	evbuffer_free(c->in);
 err_free:
 	free(c);
 err_close:

@@ -29,45 +29,55 @@ static int reply(uint8_t *data, size_t len, const uint8_t *src, size_t n)
 	return n;
 }
 
-/* 9.4.3: device recipient only; the descriptor is cut to wLength. */
+/* The whole descriptor (or set) into buf[0..size): its length or -errno. */
+static int gen_descriptor(const struct gd_device *m, uint8_t type,
+			  uint8_t index, uint8_t *buf, size_t size)
+{
+	switch (type) {
+	case USB_DT_DEVICE:
+		return desc_device(m, buf, size);
+	case USB_DT_CONFIG:
+	case USB_DT_OTHER_SPEED_CONFIG:
+		return desc_config(m, index, type, buf, size);
+	case USB_DT_STRING:
+		/* the LANGID in wIndex is ignored: one set of strings */
+		return desc_string(m, index, buf, size);
+	case USB_DT_DEVICE_QUALIFIER:
+		return desc_qualifier(m, buf, size);
+	case USB_DT_BOS:
+		return desc_bos(m, buf, size);
+	default:
+		return -ENOENT;
+	}
+}
+
+/*
+ * 9.4.3: device recipient only; the descriptor is cut to wLength.  It is
+ * generated whole (a generator needs room for all of it) into a buffer on
+ * the stack, which holds any device, string, qualifier or usual
+ * configuration descriptor; only a bigger set costs a GD_DESC_MAX
+ * allocation.  This runs for every GET_DESCRIPTOR of enumeration.
+ */
 static int get_descriptor(struct gdev *dev, const struct usb_setup *s,
 			  uint8_t *data, size_t len)
 {
-	const struct gd_device *m = dev->model;
 	uint8_t type = s->wValue >> 8, index = s->wValue & 0xff;
-	uint8_t *buf;
+	uint8_t small[512], *buf = small;
 	int ret;
 
-	buf = malloc(GD_DESC_MAX);
-	if (!buf)
-		return -ENOMEM;
-	switch (type) {
-	case USB_DT_DEVICE:
-		ret = desc_device(m, buf, GD_DESC_MAX);
-		break;
-	case USB_DT_CONFIG:
-	case USB_DT_OTHER_SPEED_CONFIG:
-		ret = desc_config(m, index, type, buf, GD_DESC_MAX);
-		break;
-	case USB_DT_STRING:
-		/* the LANGID in wIndex is ignored: one set of strings */
-		ret = desc_string(m, index, buf, GD_DESC_MAX);
-		break;
-	case USB_DT_DEVICE_QUALIFIER:
-		ret = desc_qualifier(m, buf, GD_DESC_MAX);
-		break;
-	case USB_DT_BOS:
-		ret = desc_bos(m, buf, GD_DESC_MAX);
-		break;
-	default:
-		ret = -ENOENT;
-		break;
+	ret = gen_descriptor(dev->model, type, index, small, sizeof(small));
+	if (ret == -ENOSPC) {
+		buf = malloc(GD_DESC_MAX);
+		if (!buf)
+			return -ENOMEM;
+		ret = gen_descriptor(dev->model, type, index, buf, GD_DESC_MAX);
 	}
 	if (ret >= 0)
 		ret = reply(data, len, buf, ret);
 	else if (ret != -ENOENT)
 		log_warn("descriptor %02x index %u: error %d", type, index, ret);
-	free(buf);
+	if (buf != small)
+		free(buf);
 	/* no such descriptor (or a generator error): STALL */
 	return ret < 0 ? -EPIPE : ret;
 }

@@ -582,9 +582,14 @@ static bool lb_pump_in(struct gdev *dev, struct zero_state *st)
 
 static void loopback(struct gdev *dev, struct zero_state *st, struct urb *urb)
 {
+	bool moved;
+
 	urbq_push(urb->dir_in ? &st->in : &st->out, urb);
-	while (lb_pump_out(dev, st) | lb_pump_in(dev, st))
-		;
+	do {
+		/* both pumps every round, as long as either moved */
+		moved = lb_pump_out(dev, st);
+		moved |= lb_pump_in(dev, st);
+	} while (moved);
 }
 
 /* ---- data endpoints ---- */

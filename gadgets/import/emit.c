@@ -586,9 +586,10 @@ static void emit_config(struct out *o, const struct imp_dev *d,
 
 	out(o, "    config {\n");
 	config_header(o, buf, len);
-	pos = buf[0];
-	if (buf[0] > 9)
-		out_bytes(o, 2, "raw", buf + 9, buf[0] - 9,
+	/* bLength may claim more than the dump holds */
+	pos = buf[0] < len ? buf[0] : len;
+	if (pos > 9)
+		out_bytes(o, 2, "raw", buf + 9, pos - 9,
 			  "the rest of the configuration descriptor");
 	while (pos < len) {
 		const uint8_t *p = buf + pos;
@@ -1137,6 +1138,9 @@ static int repair_config(struct imp_dev *d, size_t i)
 
 	if (said <= c->len)
 		return 0;
+	/* a bLength past the bytes held: not even the header is whole */
+	if (pos > c->len)
+		pos = c->len;
 	keep = pos;
 	while (pos + 2 <= c->len && c->data[pos] >= 2 &&
 	       c->data[pos] <= c->len - pos) {

@@ -801,6 +801,11 @@ static void flush_seq(struct lx *lx)
 	if (c->kind == LX_CDC && c->blength < 0) {
 		c->b[0] = c->len;
 		want = c->len;
+	} else if (c->blength > 255) {
+		/* the text's number, not a byte: c->b holds no more */
+		lx_note(lx, c->line, "bLength %d is more than a byte holds: descriptor left out",
+			c->blength);
+		return;
 	} else if (c->blength >= 2) {
 		want = c->blength;
 	} else {
@@ -1351,8 +1356,9 @@ static bool title_line(struct lx *lx, const char *s)
 	if (starts(s, "** UNRECOGNIZED:") || starts(s, "UNRECOGNIZED CDC:") ||
 	    starts(s, "INTERFACE CLASS:") || starts(s, "DEVICE CLASS:") ||
 	    starts(s, "INVALID CDC (")) {
-		p = strstr(s, ":");
-		raw_desc(lx, p + 1);
+		/* a pasted line may end before its ':' */
+		p = strchr(s, ':');
+		raw_desc(lx, p ? p + 1 : "");
 		return true;
 	}
 	if (starts(s, "junk at descriptor end:")) {

@@ -477,6 +477,24 @@ static void test_endpoint_fields(void **state)
 	assert_int_equal(ep->beh.mode, GD_EP_DEFAULT);
 	assert_int_equal(ep->line, 5);
 	gd_model_free(dev);
+
+	/* each `type` word sets its transfer type ("isochronous" was 4 & 3,
+	 * control) */
+	dev = parse_ok(DEV(
+		" config { interface {\n"
+		"  endpoint { bEndpointAddress 0x81; type control }\n"
+		"  endpoint { bEndpointAddress 0x82; type iso }\n"
+		"  endpoint { bEndpointAddress 0x83; type bulk }\n"
+		"  endpoint { bEndpointAddress 0x84; type interrupt }\n"
+		"  endpoint { bEndpointAddress 0x85; type isochronous }\n"
+		" } }\n"));
+	ep = dev->configs[0].alts[0].eps;
+	assert_int_equal(ep[0].bmAttributes, 0);
+	assert_int_equal(ep[1].bmAttributes, 1);
+	assert_int_equal(ep[2].bmAttributes, 2);
+	assert_int_equal(ep[3].bmAttributes, 3);
+	assert_int_equal(ep[4].bmAttributes, 1);
+	gd_model_free(dev);
 }
 
 static void test_behaviours(void **state)
