@@ -68,7 +68,11 @@ expect_fail() {	# NAME TEXT: fails, and its block says TEXT
 }
 
 expect_fail fault-server-killed "usbrig-gadget"
-expect_fail fault-connection-cut "no configured device"
+# the device gone under the transfer; or, now and then on Debian's 6.1,
+# usblcd's own general protection fault in usb_autopm_put_interface after
+# lcd_write's failed submit (a kernel bug the cut finds: the report, with
+# the failed write, fails the scenario as it should)
+expect_fail fault-connection-cut "no configured device\|lcd_write"
 expect_fail fault-guest-panic "sysrq"
 expect_fail fault-guest-hang "ran over its timeout"
 for f in $faults; do
