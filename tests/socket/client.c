@@ -157,6 +157,38 @@ int srv_start(struct srv *s, const char *const *args)
 	return -1;
 }
 
+int srv_start_scripts(struct srv *s, const struct srv_script *sc, size_t n,
+		      const char *const *opts, const char *const *more)
+{
+	const char *args[64];
+	size_t i, k = 0;
+
+	if (srv_init(s) < 0)
+		return -1;
+	for (; opts && *opts && k < 63; opts++)
+		args[k++] = *opts;
+	for (i = 0; i < n && k < 63; i++) {
+		if (srv_write_file(s, sc[i].name, sc[i].text, sc[i].path) < 0)
+			return -1;
+		args[k++] = sc[i].path;
+	}
+	for (; more && *more && k < 63; more++)
+		args[k++] = *more;
+	args[k] = NULL;
+	return srv_start(s, args);
+}
+
+int srv_finish(struct srv *s, bool *failed)
+{
+	int ret = srv_stop(s);
+
+	srv_cleanup(s);
+	if (ret == 0)
+		return 0;
+	*failed = true;
+	return -1;
+}
+
 bool srv_alive(struct srv *s)
 {
 	int status;

@@ -52,6 +52,22 @@ int srv_log_count(struct srv *s, const char *needle);
 /* Remove the temporary directory (after srv_stop). */
 void srv_cleanup(struct srv *s);
 
+/* A script a test writes into the server's directory before starting it. */
+struct srv_script {
+	const char *name;	/* file name in the directory */
+	const char *text;
+	char *path;		/* PATH_MAX bytes: where it was written */
+};
+/*
+ * srv_init, write the n scripts, then srv_start with opts (NULL-terminated,
+ * or NULL), the scripts' paths in order, then more (NULL-terminated, or
+ * NULL).  A script listed twice is served as two devices.  0 or -1.
+ */
+int srv_start_scripts(struct srv *s, const struct srv_script *sc, size_t n,
+		      const char *const *opts, const char *const *more);
+/* srv_stop and srv_cleanup; 0, or -1 with *failed set. */
+int srv_finish(struct srv *s, bool *failed);
+
 /* Run argv, capture stdout (malloc'd, NUL-terminated); exit status or -1. */
 int run_capture(const char *const *argv, char **out, size_t *out_len);
 

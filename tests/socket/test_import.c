@@ -139,34 +139,20 @@ static bool teardown_failed;
 
 static int group_setup(void **state)
 {
-	const char *args[N_DEVS + 1];
-	const char *texts[N_DEVS] = { script_bulk, script_hid, script_multi };
-	char name[32];
-	size_t i;
+	const struct srv_script sc[N_DEVS] = {
+		{ "dev1.gadget", script_bulk, paths[0] },
+		{ "dev2.gadget", script_hid, paths[1] },
+		{ "dev3.gadget", script_multi, paths[2] },
+	};
 
 	(void)state;
-	if (srv_init(&srv) < 0)
-		return -1;
-	for (i = 0; i < N_DEVS; i++) {
-		snprintf(name, sizeof(name), "dev%zu.gadget", i + 1);
-		if (srv_write_file(&srv, name, texts[i], paths[i]) < 0)
-			return -1;
-		args[i] = paths[i];
-	}
-	args[N_DEVS] = NULL;
-	return srv_start(&srv, args);
+	return srv_start_scripts(&srv, sc, N_DEVS, NULL, NULL);
 }
 
 static int group_teardown(void **state)
 {
-	int ret;
-
 	(void)state;
-	ret = srv_stop(&srv);
-	srv_cleanup(&srv);
-	if (ret != 0)
-		teardown_failed = true;
-	return ret == 0 ? 0 : -1;
+	return srv_finish(&srv, &teardown_failed);
 }
 
 /* The device descriptor as --dump prints it for script i. */

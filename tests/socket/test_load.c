@@ -40,7 +40,8 @@ static bool teardown_failed;
 
 static int group_setup(void **state)
 {
-	const char *args[3];
+	const struct srv_script bulk = { "bulk.gadget", script_bulk, bulk_path };
+	const struct srv_script two[] = { bulk, bulk };
 	struct rlimit rl;
 
 	(void)state;
@@ -50,25 +51,13 @@ static int group_setup(void **state)
 		rl.rlim_cur = 2 * N_CONNS;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	if (srv_init(&srv) < 0 ||
-	    srv_write_file(&srv, "bulk.gadget", script_bulk, bulk_path) < 0)
-		return -1;
-	args[0] = bulk_path;
-	args[1] = bulk_path;
-	args[2] = NULL;
-	return srv_start(&srv, args);
+	return srv_start_scripts(&srv, two, 2, NULL, NULL);
 }
 
 static int group_teardown(void **state)
 {
-	int ret;
-
 	(void)state;
-	ret = srv_stop(&srv);
-	srv_cleanup(&srv);
-	if (ret != 0)
-		teardown_failed = true;
-	return ret == 0 ? 0 : -1;
+	return srv_finish(&srv, &teardown_failed);
 }
 
 static double now_ms(void)

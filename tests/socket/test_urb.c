@@ -39,41 +39,33 @@ static bool teardown_failed;
 
 static int group_setup(void **state)
 {
-	const char *args[MAX_SCRIPTS + 2];
+	static const char *const opts[] = { "-v", NULL };
+	const struct srv_script own[] = {
+		{ "bulk.gadget", script_bulk, own_paths[0] },
+		{ "faults.gadget", script_faults, own_paths[1] },
+		{ "iso.gadget", script_iso, own_paths[2] },
+	};
+	const char *more[MAX_SCRIPTS + 1];
 	size_t i, n = 0;
 
 	(void)state;
-	if (srv_init(&srv) < 0 ||
-	    srv_write_file(&srv, "bulk.gadget", script_bulk,
-			   own_paths[0]) < 0 ||
-	    srv_write_file(&srv, "faults.gadget", script_faults,
-			   own_paths[1]) < 0 ||
-	    srv_write_file(&srv, "iso.gadget", script_iso, own_paths[2]) < 0)
-		return -1;
 	for (i = 0; i < 3; i++)
 		scripts[n_scripts++] = own_paths[i];
 	if (glob("gadgets/examples/*.gadget", 0, NULL, &examples) == 0)
 		for (i = 0; i < examples.gl_pathc && n_scripts < MAX_SCRIPTS;
-		     i++)
+		     i++) {
 			scripts[n_scripts++] = examples.gl_pathv[i];
-	args[n++] = "-v";
-	for (i = 0; i < n_scripts; i++)
-		args[n++] = scripts[i];
-	args[n] = NULL;
-	return srv_start(&srv, args);
+			more[n++] = examples.gl_pathv[i];
+		}
+	more[n] = NULL;
+	return srv_start_scripts(&srv, own, 3, opts, more);
 }
 
 static int group_teardown(void **state)
 {
-	int ret;
-
 	(void)state;
-	ret = srv_stop(&srv);
-	srv_cleanup(&srv);
 	globfree(&examples);
-	if (ret != 0)
-		teardown_failed = true;
-	return ret == 0 ? 0 : -1;
+	return srv_finish(&srv, &teardown_failed);
 }
 
 static void sleep_ms(int ms)
