@@ -41,6 +41,7 @@
 #include "../common/plan.h"
 #include "../common/fsutil.h"
 #include "initramfs.h"
+#include "modlist.h"
 #include "server.h"		/* SERVER_MAX_GADGETS */
 #include "vm.h"
 
@@ -139,55 +140,12 @@ static double now_s(const struct run *ru)
 
 /* ---- preflight -------------------------------------------------------- */
 
-static void norm_module(char *s)
-{
-	for (; *s; s++)
-		if (*s == '-')
-			*s = '_';
-}
-
-/* Is module `name` in modules.dep or modules.builtin of the guest kernel?
- * -1 when the lists cannot be read (then nothing is skipped for it). */
+/* Is module `name` in the guest kernel's modules.dep or modules.builtin?
+ * Negative when the lists cannot be read (then nothing is skipped for it). */
 static int module_known(const struct run_opts *o, const char *name)
 {
-	static const char *const lists[] = { "modules.dep", "modules.builtin" };
-	char want[128], path[PATH_MAX], line[1024];
-	bool readable = false;
-	size_t i;
-
-	snprintf(want, sizeof(want), "%s", name);
-	norm_module(want);
-	for (i = 0; i < 2; i++) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), "%s/lib/modules/%s/%s",
-			 o->modules_dir ? o->modules_dir : "", o->kver,
-			 lists[i]);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		readable = true;
-		while (fgets(line, sizeof(line), f)) {
-			char *colon = strchr(line, ':');
-			char *base, *dot;
-
-			if (colon)
-				*colon = '\0';
-			line[strcspn(line, "\n")] = '\0';
-			base = strrchr(line, '/');
-			base = base ? base + 1 : line;
-			dot = strstr(base, ".ko");
-			if (dot)
-				*dot = '\0';
-			norm_module(base);
-			if (!strcmp(base, want)) {
-				fclose(f);
-				return 1;
-			}
-		}
-		fclose(f);
-	}
-	return readable ? 0 : -1;
+	return modlist_kind(o->modules_dir ? o->modules_dir : "", o->kver,
+			    name);
 }
 
 /* Is option (CONFIG_X) =y or =m in the kernel's .config?  -1 when that
