@@ -44,6 +44,7 @@
 #include "../common/fsutil.h"
 #include "../common/plan.h"
 #include "initramfs.h"
+#include "kernel.h"
 #include "modlist.h"
 
 #define GUEST_PROBE	"/usr/bin/census-probe"
@@ -70,11 +71,12 @@ static const char usage[] =
 "Writes OUT/census.md, OUT/census.json, OUT/census.xml (JUnit).\n";
 
 struct census_opts {
-	const char *kernel, *modules_dir, *out, *baseline, *boot_timeout;
+	struct guest_opts guest;	/* the kernel, passed on to usbrig */
+	const char *out, *baseline;
 	const char **filters;
 	int n_filters;
 	unsigned int jobs, shard_k, shard_n;
-	bool keep, reread;
+	bool reread;
 	int verbose;
 };
 
@@ -133,10 +135,10 @@ static int parse_args(int argc, char **argv, struct census_opts *o)
 	while ((c = getopt_long(argc, argv, "vh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case CO_KERNEL:
-			o->kernel = optarg;
+			o->guest.kernel = optarg;
 			break;
 		case CO_MODULES:
-			o->modules_dir = optarg;
+			o->guest.modules_dir = optarg;
 			break;
 		case CO_JOBS:
 			if (parse_uint("--jobs", optarg, 64, &o->jobs))
@@ -170,10 +172,10 @@ static int parse_args(int argc, char **argv, struct census_opts *o)
 			o->baseline = optarg;
 			break;
 		case CO_BOOT_TIMEOUT:
-			o->boot_timeout = optarg;
+			o->guest.boot_timeout = optarg;
 			break;
 		case CO_KEEP:
-			o->keep = true;
+			o->guest.keep = true;
 			break;
 		case CO_REREAD:
 			o->reread = true;
@@ -216,7 +218,8 @@ static bool selected(const struct census_opts *o, const char *name)
 struct gen {
 	const struct census_opts *o;
 	const struct census_aliases *al;
-	char root[PATH_MAX], mods_root[PATH_MAX], kver[256];
+	char root[PATH_MAX];
+	struct guest_kernel k;
 	char out[PATH_MAX + 16], probe[PATH_MAX + 48];
 	int next_pid;
 };
@@ -331,7 +334,7 @@ static int gen_module(struct gen *g, const struct census_module *m,
 
 		for (int j = 0; j < i && !dup; j++)
 			dup = !strcmp(mods[i].s, mods[j].s);
-		if (!dup && modlist_kind(g->mods_root, g->kver, mods[i].s) == 1)
+		if (!dup && modlist_kind(g->k.mods_root, g->k.kver, mods[i].s) == 1)
 			fprintf(f, "requires module %s\n", mods[i].s);
 	}
 	for (k = 0; k < CK_N; k++) {
@@ -433,7 +436,7 @@ static int run_child(const struct gen *g, const char *bin_dir,
 {
 	char usbrig[PATH_MAX + 16], save[PATH_MAX * 2], junit[PATH_MAX * 2];
 	char ktap[PATH_MAX * 2], log[PATH_MAX * 2], jobs[16];
-	char **argv = calloc((size_t)n + 24, sizeof(*argv));
+	char **argv = calloc((size_t)n + GUEST_CHILD_ARGS + 16, sizeof(*argv));
 	char (*paths)[PATH_MAX * 2] = calloc((size_t)n, sizeof(*paths));
 	int a = 0, ret;
 
@@ -449,20 +452,7 @@ static int run_child(const struct gen *g, const char *bin_dir,
 	snprintf(log, sizeof(log), "%s/run.log", g->out);
 	snprintf(jobs, sizeof(jobs), "%u", g->o->jobs ? g->o->jobs : 1);
 	argv[a++] = usbrig;
-	if (g->o->kernel) {
-		argv[a++] = "--kernel";
-		argv[a++] = (char *)g->o->kernel;
-	}
-	if (g->o->modules_dir) {
-		argv[a++] = "--modules";
-		argv[a++] = (char *)g->o->modules_dir;
-	}
-	if (g->o->boot_timeout) {
-		argv[a++] = "--boot-timeout";
-		argv[a++] = (char *)g->o->boot_timeout;
-	}
-	if (g->o->keep)
-		argv[a++] = "--keep";
+	guest_child_args(&g->o->guest, argv, &a);
 	/* a driver that oopses leaves the guest stuck on its locks: end
 	 * the boot there, the next one goes on with the next module */
 	argv[a++] = "--panic-on-oops";
@@ -489,44 +479,13 @@ static int run_child(const struct gen *g, const char *bin_dir,
 
 /* ---- main ---- */
 
-static int resolve_kernel(struct gen *g, char *kernel, size_t size)
-{
-	char patched_mods[PATH_MAX];
-	int pr;
-
-	g->mods_root[0] = '\0';
-	if (g->o->kernel) {
-		pr = resolve_patched(g->o->kernel, g->root, kernel, size,
-				     patched_mods, sizeof(patched_mods));
-		if (pr < 0)
-			return pr;
-		if (pr)
-			snprintf(kernel, size, "%s", g->o->kernel);
-		else
-			snprintf(g->mods_root, sizeof(g->mods_root), "%s",
-				 patched_mods);
-	} else if (initramfs_default_kernel(kernel, size)) {
-		cerr("no /boot/vmlinuz-*: install linux-image-amd64 (make deps) or pass --kernel");
-		return -ENOENT;
-	}
-	if (g->o->modules_dir)
-		snprintf(g->mods_root, sizeof(g->mods_root), "%s",
-			 g->o->modules_dir);
-	if (initramfs_kernel_release(kernel, g->kver, sizeof(g->kver))) {
-		cerr("%s: cannot read the kernel release (not a bzImage?)",
-		     kernel);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 int census_main(int argc, char **argv)
 {
 	struct census_opts o = { .jobs = 1 };
 	struct census_aliases al;
 	struct census_plan *plans = NULL;
 	struct gen g = { .o = &o, .al = &al, .next_pid = CENSUS_PID_BASE };
-	char self[PATH_MAX], bin_dir[PATH_MAX], kernel[PATH_MAX];
+	char self[PATH_MAX], bin_dir[PATH_MAX];
 	struct timespec t0, t1;
 	int ret = CENSUS_EXIT_ERROR, n = 0, m, ci = 0;
 	ssize_t len;
@@ -547,12 +506,12 @@ int census_main(int argc, char **argv)
 	snprintf(g.out, sizeof(g.out), "%s", o.out ? o.out : "");
 	if (!o.out)
 		snprintf(g.out, sizeof(g.out), "%s/census", bin_dir);
-	if (resolve_kernel(&g, kernel, sizeof(kernel)))
+	if (guest_kernel_resolve("usbrig census", &o.guest, g.root, &g.k))
 		goto out_opts;
-	ret = census_aliases_read(g.mods_root, g.kver, &al);
+	ret = census_aliases_read(g.k.mods_root, g.k.kver, &al);
 	if (ret) {
 		cerr("%s/lib/modules/%s/modules.alias: %s (--modules DIR?)",
-		     g.mods_root, g.kver, strerror(-ret));
+		     g.k.mods_root, g.k.kver, strerror(-ret));
 		ret = CENSUS_EXIT_ERROR;
 		goto out_opts;
 	}
@@ -577,7 +536,7 @@ int census_main(int argc, char **argv)
 		n++;
 	}
 	if (!n) {
-		cerr("no module of %s matches (%d with usb aliases)", g.kver,
+		cerr("no module of %s matches (%d with usb aliases)", g.k.kver,
 		     al.n_mod);
 		goto out;
 	}
@@ -590,7 +549,7 @@ int census_main(int argc, char **argv)
 		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	ret = census_report(g.out, g.kver, plans, n,
+	ret = census_report(g.out, g.k.kver, plans, n,
 			    (double)(t1.tv_sec - t0.tv_sec) +
 			    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
 			    o.jobs, o.baseline);

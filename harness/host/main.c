@@ -24,6 +24,7 @@
 
 #include "initramfs.h"
 #include "census.h"
+#include "kernel.h"
 #include "repro.h"
 #include "report.h"
 #include "run.h"
@@ -235,83 +236,6 @@ void find_root(const char *bin_dir, char *buf, size_t size)
 		}
 	}
 	snprintf(buf, size, ".");
-}
-
-/*
- * `--kernel patched` and `--kernel patched-kasan`: the outputs of
- * kernel-patch/build.sh (`make kernel`, `make kernel-kasan`), in
- * $USBRIG_KERNEL_DIR or ROOT/build/kernel (the Makefile's KERNEL_OUT), the
- * KASAN flavour in its kasan/ folder.  Fills kernel and modules.  Returns
- * 1 when name is not one of these words, 0 when resolved, -errno (message
- * printed) when the build is missing.
- */
-int resolve_patched(const char *name, const char *root, char *kernel,
-		    size_t ksize, char *modules, size_t msize)
-{
-	const char *env = getenv("USBRIG_KERNEL_DIR");
-	const char *flavour_dir, *target;
-	char dir[PATH_MAX], probe[PATH_MAX];
-	struct stat st;
-	int n;
-
-	if (!strcmp(name, "patched")) {
-		flavour_dir = "";
-		target = "make kernel";
-	} else if (!strcmp(name, "patched-kasan")) {
-		flavour_dir = "/kasan";
-		target = "make kernel-kasan";
-	} else {
-		return 1;
-	}
-	if (env && *env)
-		n = snprintf(dir, sizeof(dir), "%s%s", env, flavour_dir);
-	else
-		n = snprintf(dir, sizeof(dir), "%s/build/kernel%s", root,
-			     flavour_dir);
-	if (n < 0 || (size_t)n >= sizeof(dir) ||
-	    snprintf(kernel, ksize, "%s/bzImage", dir) >= (int)ksize ||
-	    snprintf(modules, msize, "%s/modules", dir) >= (int)msize ||
-	    snprintf(probe, sizeof(probe), "%s/lib/modules", modules) >=
-	    (int)sizeof(probe)) {
-		fprintf(stderr, "usbrig: --kernel %s: path too long\n", name);
-		return -ENAMETOOLONG;
-	}
-	if (stat(kernel, &st) || !S_ISREG(st.st_mode) ||
-	    stat(probe, &st) || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "usbrig: --kernel %s: %s is not built (no "
-			"%s): run `%s` first\n", name, dir,
-			access(kernel, F_OK) ? "bzImage" : "modules/lib/modules",
-			target);
-		return -ENOENT;
-	}
-	return 0;
-}
-
-/*
- * The .config of the guest kernel, for `requires config`: in the bzImage's
- * folder `config` (kernel-patch/build.sh), `config-KVER` (Debian's /boot)
- * or `.config`, or the `.config` of the kernel tree (or O= folder) whose
- * arch/x86/boot/bzImage it is.  "" when there is none.
- */
-static void find_kconfig(const char *kernel, const char *kver, char *buf,
-			 size_t size)
-{
-	char dir[PATH_MAX], versioned[300];
-	const char *const names[] = { "config", versioned, ".config",
-				      "../../../.config" };
-	size_t i;
-
-	buf[0] = '\0';
-	if (dir_of(kernel, dir, sizeof(dir)))
-		snprintf(dir, sizeof(dir), ".");
-	snprintf(versioned, sizeof(versioned), "config-%s", kver);
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		int n = snprintf(buf, size, "%s/%s", dir, names[i]);
-
-		if (n > 0 && (size_t)n < size && !access(buf, R_OK))
-			return;
-	}
-	buf[0] = '\0';
 }
 
 /* ---- loading ---- */
@@ -627,10 +551,8 @@ int main(int argc, char **argv)
 	struct opts o = { .jobs = 1, .boot_timeout_s = 60 };
 	char self[PATH_MAX], bin_dir[PATH_MAX], root[PATH_MAX];
 	char gadget_bin[PATH_MAX + 32], cache_dir[PATH_MAX + 32];
-	char runs_dir[PATH_MAX + 32], kernel[PATH_MAX], kver[256];
-	char save_dir[PATH_MAX + 32];
-	char patched_mods[PATH_MAX], kconfig[PATH_MAX];
-	bool patched = false;
+	char runs_dir[PATH_MAX + 32], save_dir[PATH_MAX + 32];
+	struct guest_kernel gk;
 	struct checker ck = { 0 };
 	struct list files = { 0 };
 	struct scenario **sc = NULL;
@@ -724,29 +646,15 @@ int main(int argc, char **argv)
 	}
 
 	/* 3. the guest kernel */
-	if (o.kernel) {
-		int pr = resolve_patched(o.kernel, root, kernel,
-					 sizeof(kernel), patched_mods,
-					 sizeof(patched_mods));
+	{
+		const struct guest_opts go = {
+			.kernel = o.kernel,
+			.modules_dir = o.modules_dir,
+		};
 
-		if (pr < 0)
+		if (guest_kernel_resolve("usbrig", &go, root, &gk))
 			goto out;
-		if (pr)
-			snprintf(kernel, sizeof(kernel), "%s", o.kernel);
-		else if (!o.modules_dir)
-			o.modules_dir = patched_mods;
-		patched = !pr;
-	} else if (initramfs_default_kernel(kernel, sizeof(kernel))) {
-		fprintf(stderr, "usbrig: no /boot/vmlinuz-*: install "
-			"linux-image-amd64 (make deps) or pass --kernel\n");
-		goto out;
 	}
-	if (initramfs_kernel_release(kernel, kver, sizeof(kver))) {
-		fprintf(stderr, "usbrig: %s: cannot read the kernel release "
-			"(not a bzImage?)\n", kernel);
-		goto out;
-	}
-	find_kconfig(kernel, kver, kconfig, sizeof(kconfig));
 	if (o.transcript)
 		o.jobs = 1;
 
@@ -757,11 +665,11 @@ int main(int argc, char **argv)
 		.verbose = o.verbose,
 	};
 	rn = (struct run_opts){
-		.kernel = kernel,
-		.kver = kver,
-		.modules_dir = o.modules_dir,
-		.patched = patched,
-		.kconfig = kconfig[0] ? kconfig : NULL,
+		.kernel = gk.bzimage,
+		.kver = gk.kver,
+		.modules_dir = gk.mods_root[0] ? gk.mods_root : NULL,
+		.patched = gk.patched,
+		.kconfig = gk.kconfig[0] ? gk.kconfig : NULL,
 		.bin_dir = bin_dir,
 		.cache_dir = cache_dir,
 		.runs_dir = runs_dir,
@@ -779,7 +687,7 @@ int main(int argc, char **argv)
 		goto out;
 	if (o.verbose)
 		fprintf(stderr, "usbrig: %d scenario(s), kernel %s (%s), %u "
-			"job(s)\n", n, kernel, kver, o.jobs);
+			"job(s)\n", n, gk.bzimage, gk.kver, o.jobs);
 	report_start(r);
 	run_preflight(sc, n, r, &rn);
 	run_suite(sc, n, r, &rn);

@@ -361,48 +361,14 @@ imported:
 
 /* ---- 2. the guest kernel and its modules ---- */
 
-static int resolve_kernel(struct repro *rp)
-{
-	char patched_mods[PATH_MAX];
-	const char *k = rp->o.kernel;
-	int pr;
-
-	rp->mods_root[0] = '\0';
-	if (k) {
-		pr = resolve_patched(k, rp->root, rp->kernel,
-				     sizeof(rp->kernel), patched_mods,
-				     sizeof(patched_mods));
-		if (pr < 0)
-			return pr;
-		if (pr)
-			snprintf(rp->kernel, sizeof(rp->kernel), "%s", k);
-		else
-			snprintf(rp->mods_root, sizeof(rp->mods_root), "%s",
-				 patched_mods);
-	} else if (initramfs_default_kernel(rp->kernel, sizeof(rp->kernel))) {
-		repro_err("no /boot/vmlinuz-*: install linux-image-amd64 (make "
-			"deps) or pass --kernel");
-		return -ENOENT;
-	}
-	if (rp->o.modules_dir)
-		snprintf(rp->mods_root, sizeof(rp->mods_root), "%s",
-			 rp->o.modules_dir);
-	if (initramfs_kernel_release(rp->kernel, rp->kver, sizeof(rp->kver))) {
-		repro_err("%s: cannot read the kernel release (not a bzImage?)",
-			rp->kernel);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static FILE *open_modlist(const struct repro *rp, const char *list)
 {
-	return modlist_open(rp->mods_root, rp->kver, list);
+	return modlist_open(rp->k.mods_root, rp->k.kver, list);
 }
 
 static int module_kind(const struct repro *rp, const char *name)
 {
-	return modlist_kind(rp->mods_root, rp->kver, name);
+	return modlist_kind(rp->k.mods_root, rp->k.kver, name);
 }
 
 static void add_module(struct repro *rp, const char *m)
@@ -426,7 +392,7 @@ static int match_aliases(struct repro *rp)
 
 	if (!f) {
 		repro_err("%s/lib/modules/%s/modules.alias: %s (--modules DIR?)",
-			rp->mods_root, rp->kver, strerror(errno));
+			rp->k.mods_root, rp->k.kver, strerror(errno));
 		return -ENOENT;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -475,13 +441,13 @@ static int driver_module(struct repro *rp)
 	}
 	if (k < 0) {
 		repro_err("%s/lib/modules/%s/modules.dep: cannot read it",
-			rp->mods_root, rp->kver);
+			rp->k.mods_root, rp->k.kver);
 		return -ENOENT;
 	}
 	if (k == 0) {
 		repro_err("--driver %s: no module %s for %s, neither loadable nor "
 			"built in (name it with --module MOD)", rp->o.driver,
-			cand, rp->kver);
+			cand, rp->k.kver);
 		return -ENOENT;
 	}
 	if (k == 1) {
@@ -741,20 +707,7 @@ static int run_guest(struct repro *rp)
 	snprintf(ktap, sizeof(ktap), "%s/run.ktap", rp->work);
 	snprintf(log, sizeof(log), "%s/run.log", rp->work);
 	argv[argc++] = usbrig;
-	if (rp->o.kernel) {
-		argv[argc++] = "--kernel";
-		argv[argc++] = (char *)rp->o.kernel;
-	}
-	if (rp->o.modules_dir) {
-		argv[argc++] = "--modules";
-		argv[argc++] = (char *)rp->o.modules_dir;
-	}
-	if (rp->o.boot_timeout) {
-		argv[argc++] = "--boot-timeout";
-		argv[argc++] = (char *)rp->o.boot_timeout;
-	}
-	if (rp->o.keep)
-		argv[argc++] = "--keep";
+	guest_child_args(&rp->o.guest, argv, &argc);
 	argv[argc++] = "--save-dir";
 	argv[argc++] = save_dir;
 	argv[argc++] = rp->scenario;
@@ -887,16 +840,16 @@ static int parse_args(int argc, char **argv, struct repro_opts *o)
 			o->name = optarg;
 			break;
 		case RO_KERNEL:
-			o->kernel = optarg;
+			o->guest.kernel = optarg;
 			break;
 		case RO_MODULES:
-			o->modules_dir = optarg;
+			o->guest.modules_dir = optarg;
 			break;
 		case RO_BOOT_TIMEOUT:
-			o->boot_timeout = optarg;
+			o->guest.boot_timeout = optarg;
 			break;
 		case RO_KEEP:
-			o->keep = true;
+			o->guest.keep = true;
 			break;
 		case 'v':
 			o->verbose++;
@@ -966,7 +919,10 @@ int repro_main(int argc, char **argv)
 		repro_err("%s: %s", rp->work, strerror(errno));
 		goto out_free;
 	}
-	if (import_dump(rp) || resolve_kernel(rp) || match_aliases(rp) ||
+	if (import_dump(rp) ||
+	    guest_kernel_resolve("usbrig repro", &rp->o.guest, rp->root,
+				 &rp->k) ||
+	    match_aliases(rp) ||
 	    (rp->o.driver && (driver_module(rp) || newid_value(rp))))
 		goto out;
 	if (write_probe_scenario(rp)) {
@@ -993,7 +949,7 @@ int repro_main(int argc, char **argv)
 	       "ran" : bad ? "not the expected outcome" : "the expected outcome",
 	       ret, elapsed(rp));
 out:
-	if (ret != REPRO_EXIT_UNTESTED && !rp->o.keep)
+	if (ret != REPRO_EXIT_UNTESTED && !rp->o.guest.keep)
 		fs_rm_rf(rp->work);
 	else if (rp->work[0])
 		fprintf(stderr, "usbrig repro: work folder %s\n", rp->work);

@@ -25,9 +25,4 @@ int repro_main(int argc, char **argv);
  * holding harness/host, or ".". */
 void find_root(const char *bin_dir, char *buf, size_t size);
 
-/* `--kernel patched|patched-kasan` to a bzImage and modules folder: 1 when
- * name is neither word, 0 resolved, -errno (message printed). */
-int resolve_patched(const char *name, const char *root, char *kernel,
-		    size_t ksize, char *modules, size_t msize);
-
 #endif /* USBRIG_REPRO_H */

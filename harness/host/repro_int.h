@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "kernel.h"
 #include "repro.h"
 
 #define REPRO_INTF_MAX		32	/* interfaces of one configuration */
@@ -99,11 +100,11 @@ struct repro_expect {
 };
 
 struct repro_opts {
-	const char *dump, *select, *driver, *module, *class_arg, *kernel;
-	const char *modules_dir, *out_dir, *name, *boot_timeout;
+	struct guest_opts guest;	/* the kernel, passed on to usbrig */
+	const char *dump, *select, *driver, *module, *class_arg;
+	const char *out_dir, *name;
 	struct repro_expect expect[REPRO_EXPECT_MAX];
 	int n_expect;
-	bool keep;
 	int verbose;
 };
 
@@ -111,7 +112,7 @@ struct repro {
 	struct repro_opts o;
 	char bin_dir[PATH_MAX], root[PATH_MAX], work[PATH_MAX + 64];
 	char name[64], gadget[PATH_MAX * 2], scenario[PATH_MAX * 2];
-	char kernel[PATH_MAX], kver[256], mods_root[PATH_MAX];
+	struct guest_kernel k;
 	struct repro_dev dev;
 	char reporter[256];	/* drivers the dump says were bound */
 	char modules[REPRO_MODULES_MAX][64];

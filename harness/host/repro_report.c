@@ -433,8 +433,8 @@ void repro_print_report(const struct repro *rp)
 	       rp->gadget);
 	if (rp->reporter[0])
 		printf("  the reporter's kernel had bound: %s\n", rp->reporter);
-	printf("  kernel %s (%s); loaded by modules.alias:", rp->kver,
-	       rp->kernel);
+	printf("  kernel %s (%s); loaded by modules.alias:", rp->k.kver,
+	       rp->k.bzimage);
 	for (i = 0; i < rp->n_alias; i++)
 		printf(" %s", rp->modules[i]);
 	printf("%s\n", rp->n_alias ? "" : " none");
@@ -623,7 +623,7 @@ int repro_write_out(struct repro *rp)
 		return -errno;
 	}
 	fprintf(f, "# %04x:%04x from %s, on %s:\n#", rp->dev.vid, rp->dev.pid,
-		rp->o.dump, rp->kver);
+		rp->o.dump, rp->k.kver);
 	if (!o->enumerated) {
 		fprintf(f, " the device does not enumerate.\n");
 	} else {

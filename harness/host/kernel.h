@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kernel.h - which guest kernel a run boots: the options every command
+ * that boots guests takes (`usbrig`, `usbrig repro`, `usbrig census`,
+ * `usbrig fuzz`), what they resolve to, and how a command passes them on
+ * to the `usbrig` runs it starts.
+ */
+#ifndef USBRIG_KERNEL_H
+#define USBRIG_KERNEL_H
+
+#include <limits.h>
+#include <stdbool.h>
+
+/* What the user said. */
+struct guest_opts {
+	const char *kernel;		/* --kernel: a bzImage, patched,
+					 * patched-kasan; NULL: the newest
+					 * /boot/vmlinuz-* */
+	const char *modules_dir;	/* --modules: holds lib/modules/KVER */
+	const char *boot_timeout;	/* --boot-timeout S (passed on) */
+	bool keep;			/* --keep (passed on) */
+};
+
+/* What it is. */
+struct guest_kernel {
+	char bzimage[PATH_MAX];
+	char mods_root[PATH_MAX];	/* holds lib/modules/KVER; "": / */
+	char kver[256];			/* the release, from the bzImage */
+	char kconfig[PATH_MAX];		/* its .config, "" when not found */
+	bool patched;			/* a kernel-patch/ build */
+};
+
+/*
+ * Resolve o against the repository at root (`patched` is its
+ * build/kernel/, or $USBRIG_KERNEL_DIR).  0, or -errno with the reason
+ * printed as "PROG: ...".
+ */
+int guest_kernel_resolve(const char *prog, const struct guest_opts *o,
+			 const char *root, struct guest_kernel *k);
+
+/* The most argv entries guest_child_args adds. */
+#define GUEST_CHILD_ARGS	7
+
+/* Append o's options for a child `usbrig` run to argv at *argc. */
+void guest_child_args(const struct guest_opts *o, char **argv, int *argc);
+
+#endif /* USBRIG_KERNEL_H */
