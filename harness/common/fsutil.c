@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 int fs_mkdir_p(const char *path, mode_t mode)
@@ -130,4 +131,39 @@ err:
 	close(fd);
 	errno = err;
 	return NULL;
+}
+
+int fs_run_cmd(char *const argv[], const char *out_path,
+	       const char *err_path)
+{
+	int status, fd;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		if (out_path) {
+			fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0)
+				_exit(127);
+			close(fd);
+		}
+		if (err_path) {
+			fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
+				_exit(127);
+			close(fd);
+		}
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status) == 127 ? -ENOEXEC :
+		       WEXITSTATUS(status);
+	return -EINTR;
 }

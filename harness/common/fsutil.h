@@ -35,4 +35,13 @@ int fs_write_all(int fd, const void *buf, size_t len);
  * Best effort: what cannot be removed stays. */
 void fs_rm_rf(const char *path);
 
+/*
+ * Run argv[0] (a path: no PATH search) with stdout to out_path and stderr
+ * to err_path (truncated; NULL: inherited) and wait for it.  Its exit
+ * status (0..255), -ENOEXEC when it could not be run, -EINTR when it died
+ * of a signal, or another -errno.
+ */
+int fs_run_cmd(char *const argv[], const char *out_path,
+	       const char *err_path);
+
 #endif /* USBRIG_FSUTIL_H */

@@ -55,7 +55,7 @@ static const char usage[] =
 "For every module of the guest kernel with USB aliases: attach a device\n"
 "its table matches and one it does not, load the module as udev would,\n"
 "teach it the second by new_id, and report what its drivers did.\n"
-"  --kernel K           bzImage, or `patched` / `patched-kasan`\n"
+"  --kernel K           bzImage, `patched`, `patched-kasan`, `debian:V`\n"
 "  --modules DIR        modules from DIR/lib/modules/VERSION\n"
 "  --jobs N             N guests in parallel (default 1)\n"
 "  --shard K/N          only modules K, K+N, ... of the sorted list\n"
@@ -471,7 +471,7 @@ static int run_child(const struct gen *g, const char *bin_dir,
 	argv[a] = NULL;
 	fprintf(stderr, "usbrig census: %d module(s), %s job(s); progress in %s\n",
 		n, jobs, log);
-	ret = repro_run_cmd(argv, ktap, log);
+	ret = fs_run_cmd(argv, ktap, log);
 	free(argv);
 	free(paths);
 	return ret;

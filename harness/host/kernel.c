@@ -2,13 +2,17 @@
 /*
  * kernel.c - which guest kernel a run boots (kernel.h).
  *
- * `--kernel` is a bzImage path or one of the words naming a build of
- * kernel-patch/build.sh; its modules come from `--modules`, the build's own
- * modules/ folder, or the host's /lib/modules.  The release is read from
+ * `--kernel` is a bzImage path, one of the words naming a build of
+ * kernel-patch/build.sh, or `debian:VERSION`: a kernel image package of
+ * the host's apt sources, downloaded and unpacked into a cache without
+ * installing it.  Its modules come from `--modules`, the build's or the
+ * package's own, or the host's /lib/modules.  The release is read from
  * the bzImage's header, and the .config is looked for next to it.
  */
+#define _GNU_SOURCE
 #include "kernel.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +20,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/fsutil.h"
 #include "initramfs.h"
+
+/* The folder that holds the kernels usbrig builds or fetches. */
+static int kernel_cache(const char *root, const char *sub, char *buf,
+			size_t size)
+{
+	const char *env = getenv("USBRIG_KERNEL_DIR");
+	int n;
+
+	if (env && *env)
+		n = snprintf(buf, size, "%s%s", env, sub);
+	else
+		n = snprintf(buf, size, "%s/build/kernel%s", root, sub);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
 
 /*
  * `--kernel patched` and `--kernel patched-kasan`: the outputs of
@@ -28,11 +47,9 @@
 static int resolve_patched(const char *prog, const char *name,
 			   const char *root, struct guest_kernel *k)
 {
-	const char *env = getenv("USBRIG_KERNEL_DIR");
 	const char *flavour_dir, *target;
 	char dir[PATH_MAX], probe[PATH_MAX];
 	struct stat st;
-	int n;
 
 	if (!strcmp(name, "patched")) {
 		flavour_dir = "";
@@ -43,12 +60,7 @@ static int resolve_patched(const char *prog, const char *name,
 	} else {
 		return 1;
 	}
-	if (env && *env)
-		n = snprintf(dir, sizeof(dir), "%s%s", env, flavour_dir);
-	else
-		n = snprintf(dir, sizeof(dir), "%s/build/kernel%s", root,
-			     flavour_dir);
-	if (n < 0 || (size_t)n >= sizeof(dir) ||
+	if (kernel_cache(root, flavour_dir, dir, sizeof(dir)) ||
 	    snprintf(k->bzimage, sizeof(k->bzimage), "%s/bzImage", dir) >=
 	    (int)sizeof(k->bzimage) ||
 	    snprintf(k->mods_root, sizeof(k->mods_root), "%s/modules", dir) >=
@@ -66,6 +78,266 @@ static int resolve_patched(const char *prog, const char *name,
 		return -ENOENT;
 	}
 	k->patched = true;
+	return 0;
+}
+
+/* ---- debian:VERSION ---- */
+
+#define DEB_MAX_IMAGES	512
+#define DEB_MAX_OUT	(4u << 20)
+#define DEB_CACHE_MAX	2048	/* leaves room for package names */
+
+/*
+ * An image package is linux-image-V-amd64 or linux-image-V-amd64-unsigned,
+ * V an ABI name ("6.1.0-57", "6.12.113+deb12"; not a metapackage's "6.12").
+ * The other flavours (cloud, rt) and the debug packages are not guest
+ * kernels here.
+ */
+bool kernel_deb_image_version(const char *pkg, char *ver, size_t size)
+{
+	static const char *const tails[] = { "-amd64-unsigned", "-amd64" };
+	size_t len, i;
+	const char *v;
+
+	if (strncmp(pkg, "linux-image-", 12))
+		return false;
+	v = pkg + 12;
+	len = strlen(v);
+	for (i = 0; i < 2; i++) {
+		size_t t = strlen(tails[i]);
+
+		if (len <= t || strcmp(v + len - t, tails[i]) ||
+		    len - t >= size)
+			continue;
+		snprintf(ver, len - t + 1, "%s", v);
+		return strpbrk(ver, "-+") && !strstr(ver, "-cloud") &&
+		       !strstr(ver, "-rt") && *ver >= '0' && *ver <= '9';
+	}
+	return false;
+}
+
+/* "6.1" is 6.1.0-57, not 6.12 */
+bool kernel_deb_version_matches(const char *v, const char *spec)
+{
+	size_t n = strlen(spec);
+
+	return !strncmp(v, spec, n) && strchr(".-+", v[n]);
+}
+
+static int cmp_version_desc(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)b, *(char *const *)a);
+}
+
+/* Run argv, its stdout into *out (malloc'd); its exit status or -errno. */
+static int deb_capture(const char *const argv[], const char *tmp,
+		       char **out)
+{
+	int ret = fs_run_cmd((char *const *)argv, tmp, "/dev/null");
+
+	*out = ret < 0 ? NULL : fs_read_file(tmp, DEB_MAX_OUT, NULL);
+	unlink(tmp);
+	if (ret >= 0 && !*out)
+		return -errno;
+	return ret;
+}
+
+/*
+ * The newest image package of spec that apt can download: its name and
+ * package version.  0, or -errno with the reason printed.
+ */
+static int deb_pick(const char *prog, const char *spec, const char *tmp,
+		    char *pkg, size_t psize, char *pver, size_t vsize)
+{
+	const char *const names_argv[] = { "/usr/bin/apt-cache", "pkgnames",
+					   "linux-image-", NULL };
+	char *vers[DEB_MAX_IMAGES], *out, *line, *save;
+	int n = 0, i, ret;
+
+	ret = deb_capture(names_argv, tmp, &out);
+	if (ret) {
+		free(out);
+		fprintf(stderr, "%s: --kernel debian:%s: apt-cache pkgnames failed (%s)\n",
+			prog, spec, ret < 0 ? strerror(-ret) : "exit status");
+		return ret < 0 ? ret : -EIO;
+	}
+	for (line = strtok_r(out, "\n", &save); line && n < DEB_MAX_IMAGES;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char v[128];
+
+		if (!kernel_deb_image_version(line, v, sizeof(v)) ||
+		    !kernel_deb_version_matches(v, spec))
+			continue;
+		for (i = 0; i < n && strcmp(vers[i], v); i++)
+			;
+		if (i < n)
+			continue;
+		vers[n] = strdup(v);
+		if (vers[n])
+			n++;
+	}
+	free(out);
+	qsort(vers, (size_t)n, sizeof(*vers), cmp_version_desc);
+	ret = -ENOENT;
+	for (i = 0; i < n && ret; i++) {
+		static const char *const tails[] = { "-amd64-unsigned",
+						     "-amd64" };
+
+		for (size_t t = 0; t < 2 && ret; t++) {
+			const char *const show_argv[] = {
+				"/usr/bin/apt-cache", "show",
+				"--no-all-versions", pkg, NULL };
+			char *p;
+
+			snprintf(pkg, psize, "linux-image-%s%s", vers[i],
+				 tails[t]);
+			if (deb_capture(show_argv, tmp, &out) || !out) {
+				free(out);
+				continue;
+			}
+			p = strstr(out, "\nVersion: ");
+			if (p && sscanf(p + 10, "%63s", pver) == 1 &&
+			    vsize > 63)
+				ret = 0;
+			free(out);
+		}
+	}
+	for (i = 0; i < n; i++)
+		free(vers[i]);
+	if (ret)
+		fprintf(stderr, "%s: --kernel debian:%s: apt knows no linux-image-%s*-amd64 package (apt-cache search linux-image-%s; apt-get update?)\n",
+			prog, spec, spec, spec);
+	return ret;
+}
+
+/* Download pkg=pver and unpack it into dir, all of it or nothing. */
+static int deb_fetch(const char *prog, const char *cache, const char *pkg,
+		     const char *pver, const char *dir)
+{
+	char tmp[DEB_CACHE_MAX + 16], log[sizeof(tmp) + 8], arg[300];
+	char unpacked[sizeof(tmp) + 8];
+	char deb[sizeof(tmp) + 256];
+	const char *const get_argv[] = { "/bin/sh", "-c",
+		"cd \"$1\" && exec apt-get download -q \"$2\"",
+		"sh", tmp, arg, NULL };
+	const char *const x_argv[] = { "/usr/bin/dpkg-deb", "-x", deb,
+				       unpacked, NULL };
+	const char *const prep_argv[] = { "/bin/sh", "-ec",
+		"cd \"$1\"/lib/modules; for v in *; do\n"
+		"  find \"$v\" -name '*.ko.xz' -print0 | xargs -0 -r xz -d\n"
+		"  find \"$v\" -name '*.ko.zst' -print0 | xargs -0 -r zstd -qd --rm\n"
+		"  /sbin/depmod -b \"$1\" \"$v\"\n"
+		"done", "sh", unpacked, NULL };
+	struct dirent *e;
+	DIR *d;
+	int ret;
+
+	snprintf(tmp, sizeof(tmp), "%s/.fetch-XXXXXX", cache);
+	if (!mkdtemp(tmp))
+		return -errno;
+	snprintf(log, sizeof(log), "%s/log", tmp);
+	snprintf(arg, sizeof(arg), "%s=%s", pkg, pver);
+	snprintf(unpacked, sizeof(unpacked), "%s/root", tmp);
+	fprintf(stderr, "%s: fetching %s %s into %s\n", prog, pkg, pver, dir);
+	ret = fs_run_cmd((char *const *)get_argv, log, log);
+	deb[0] = '\0';
+	d = ret ? NULL : opendir(tmp);
+	while (d && (e = readdir(d)))
+		if (strstr(e->d_name, ".deb"))
+			snprintf(deb, sizeof(deb), "%s/%s", tmp, e->d_name);
+	if (d)
+		closedir(d);
+	if (!deb[0]) {
+		char *l = fs_read_file(log, 4096, NULL);
+
+		fprintf(stderr, "%s: apt-get download %s failed: %s\n", prog,
+			arg, l ? l : "no output");
+		free(l);
+		fs_rm_rf(tmp);
+		return -EIO;
+	}
+	ret = fs_run_cmd((char *const *)x_argv, log, log);
+	/* what the package's postinst would do: the guest's busybox modprobe
+	 * loads plain .ko files, and modprobe needs modules.dep */
+	if (!ret)
+		ret = fs_run_cmd((char *const *)prep_argv, log, log);
+	if (ret || rename(unpacked, dir)) {
+		char *l = fs_read_file(log, 4096, NULL);
+
+		fprintf(stderr, "%s: unpacking %s failed: %s\n", prog, deb,
+			ret ? (l ? l : "no output") : strerror(errno));
+		free(l);
+		fs_rm_rf(tmp);
+		return -EIO;
+	}
+	fs_rm_rf(tmp);
+	return 0;
+}
+
+/*
+ * `--kernel debian:VERSION`: VERSION is a kernel version (6.12), an ABI
+ * name (6.1.0-57) or a whole one (6.12.113+deb12).  The package is
+ * unpacked once into CACHE/debian/PACKAGE_VERSION (its boot/vmlinuz-* and
+ * lib/modules/); the host's /boot and boot loader are not touched and no
+ * root is needed.  1 when name is not debian:..., 0 when resolved, -errno
+ * (message printed) else.
+ */
+static int resolve_debian(const char *prog, const char *name,
+			  const char *root, struct guest_kernel *k)
+{
+	const char *spec = name + 7;
+	char cache[DEB_CACHE_MAX], tmp[DEB_CACHE_MAX + 16];
+	char pkg[200], pver[64], dir[DEB_CACHE_MAX + 300], boot[sizeof(dir) + 8];
+	struct dirent *e;
+	DIR *d;
+	int ret;
+
+	if (strncmp(name, "debian:", 7))
+		return 1;
+	if (!*spec || spec[strspn(spec, "0123456789abcdefghijklmnopqrstuvwxyz.+~-")] ||
+	    strlen(spec) > 64) {
+		fprintf(stderr, "%s: --kernel %s: expected debian:VERSION, VERSION like 6.12, 6.1.0-57 or 6.12.113+deb12\n",
+			prog, name);
+		return -EINVAL;
+	}
+	ret = kernel_cache(root, "/debian", tmp, sizeof(tmp));
+	if (!ret && fs_mkdir_p(tmp, 0755))
+		ret = -errno;
+	/* absolute: the unpacking runs in the cache's folders */
+	if (!ret && (!realpath(tmp, dir) || strlen(dir) >= sizeof(cache)))
+		ret = errno ? -errno : -ENAMETOOLONG;
+	if (!ret)
+		snprintf(cache, sizeof(cache), "%s", dir);
+	if (ret) {
+		fprintf(stderr, "%s: --kernel %s: cache %s: %s\n", prog, name,
+			cache, strerror(-ret));
+		return ret;
+	}
+	snprintf(tmp, sizeof(tmp), "%s/.apt-out", cache);
+	ret = deb_pick(prog, spec, tmp, pkg, sizeof(pkg), pver, sizeof(pver));
+	if (ret)
+		return ret;
+	snprintf(dir, sizeof(dir), "%s/%s_%s", cache, pkg, pver);
+	if (access(dir, F_OK)) {
+		ret = deb_fetch(prog, cache, pkg, pver, dir);
+		if (ret)
+			return ret;
+	}
+	snprintf(boot, sizeof(boot), "%s/boot", dir);
+	d = opendir(boot);
+	k->bzimage[0] = '\0';
+	while (d && (e = readdir(d)))
+		if (!strncmp(e->d_name, "vmlinuz-", 8))
+			snprintf(k->bzimage, sizeof(k->bzimage), "%s/%s", boot,
+				 e->d_name);
+	if (d)
+		closedir(d);
+	if (!k->bzimage[0]) {
+		fprintf(stderr, "%s: --kernel %s: %s has no vmlinuz-*\n", prog,
+			name, boot);
+		return -ENOENT;
+	}
+	snprintf(k->mods_root, sizeof(k->mods_root), "%s", dir);
 	return 0;
 }
 
@@ -109,6 +381,8 @@ int guest_kernel_resolve(const char *prog, const struct guest_opts *o,
 	memset(k, 0, sizeof(*k));
 	if (o->kernel) {
 		ret = resolve_patched(prog, o->kernel, root, k);
+		if (ret == 1)
+			ret = resolve_debian(prog, o->kernel, root, k);
 		if (ret < 0)
 			return ret;
 		if (ret &&

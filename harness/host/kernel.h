@@ -10,6 +10,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 /* What the user said. */
 struct guest_opts {
@@ -43,5 +44,14 @@ int guest_kernel_resolve(const char *prog, const struct guest_opts *o,
 
 /* Append o's options for a child `usbrig` run to argv at *argc. */
 void guest_child_args(const struct guest_opts *o, char **argv, int *argc);
+
+/*
+ * debian:VERSION's matching (kernel.c, public for tests/unit/test_kernel):
+ * the kernel version of an image package name ("6.1.0-57" of
+ * linux-image-6.1.0-57-amd64-unsigned; false for metapackages, debug
+ * packages, the cloud and rt flavours), and whether it is one of spec's.
+ */
+bool kernel_deb_image_version(const char *pkg, char *ver, size_t size);
+bool kernel_deb_version_matches(const char *ver, const char *spec);
 
 #endif /* USBRIG_KERNEL_H */

@@ -90,46 +90,6 @@ static bool ends_with(const char *s, const char *tail)
 
 /* ---- child processes ---- */
 
-/*
- * Run argv with stdout to out_path and stderr to err_path (NULL: inherit).
- * Returns the exit status (0..255), or -errno when it could not run or
- * died of a signal (-EINTR).
- */
-int repro_run_cmd(char *const argv[], const char *out_path,
-		   const char *err_path)
-{
-	int status, fd;
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		if (out_path) {
-			fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-			if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0)
-				_exit(127);
-			close(fd);
-		}
-		if (err_path) {
-			fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-			if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
-				_exit(127);
-			close(fd);
-		}
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status) == 127 ? -ENOEXEC :
-		       WEXITSTATUS(status);
-	return -EINTR;
-}
-
 int repro_copy_file(const char *from, const char *to)
 {
 	size_t len;
@@ -212,7 +172,7 @@ static int read_gadget(struct repro *rp)
 	snprintf(gbin, sizeof(gbin), "%s/usbrig-gadget", rp->bin_dir);
 	snprintf(out, sizeof(out), "%s/gadget-dump.txt", rp->work);
 	snprintf(err, sizeof(err), "%s/gadget-dump.err", rp->work);
-	ret = repro_run_cmd(argv, out, err);
+	ret = fs_run_cmd(argv, out, err);
 	if (ret) {
 		char *e = fs_read_file(err, REPRO_MAX_FILE, NULL);
 
@@ -268,7 +228,7 @@ static void read_reporter(struct repro *rp, const char *imp)
 
 	snprintf(out, sizeof(out), "%s/import-list.txt", rp->work);
 	snprintf(err, sizeof(err), "%s/import-list.err", rp->work);
-	if (repro_run_cmd(argv, out, err))
+	if (fs_run_cmd(argv, out, err))
 		return;
 	text = fs_read_file(out, REPRO_MAX_FILE, NULL);
 	if (!text)
@@ -319,7 +279,7 @@ static int import_dump(struct repro *rp)
 		}
 		goto imported;
 	}
-	ret = repro_run_cmd(argv, NULL, err);
+	ret = fs_run_cmd(argv, NULL, err);
 	e = fs_read_file(err, REPRO_MAX_FILE, NULL);
 	if (ret) {
 		/* its own `file:line: what` first, as it said it */
@@ -715,7 +675,7 @@ static int run_guest(struct repro *rp)
 	if (rp->o.verbose)
 		fprintf(stderr, "usbrig repro: running %s (log %s)\n",
 			rp->scenario, log);
-	ret = repro_run_cmd(argv, ktap, log);
+	ret = fs_run_cmd(argv, ktap, log);
 	if (ret < 0) {
 		repro_err("cannot run %s: %s", usbrig, strerror(-ret));
 		return ret;

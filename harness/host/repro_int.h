@@ -129,10 +129,6 @@ struct repro {
 void repro_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* the most repro reads of one of its files (fs_read_file) */
 #define REPRO_MAX_FILE	(64u << 20)
-/* argv with stdout/stderr to files (NULL: inherited): its exit status, or
- * -errno (-ENOEXEC: could not exec it, -EINTR: killed by a signal). */
-int repro_run_cmd(char *const argv[], const char *out_path,
-		  const char *err_path);
 int repro_copy_file(const char *from, const char *to);
 bool repro_is_name(const char *s);
 

@@ -674,7 +674,7 @@ done:
 	}
 	snprintf(usbrig, sizeof(usbrig), "%s/usbrig", rp->bin_dir);
 	snprintf(log, sizeof(log), "%s/out-check.log", rp->work);
-	ret = repro_run_cmd(argv, "/dev/null", log);
+	ret = fs_run_cmd(argv, "/dev/null", log);
 	if (ret) {
 		char *e = fs_read_file(log, REPRO_MAX_FILE, NULL);
 

@@ -281,7 +281,7 @@ complete_case() {	# FILE "LINE" WANT...
 mkdir -p "$tmp/files/sub"
 touch "$tmp/files/a.gadget" "$tmp/files/b.scenario" "$tmp/files/dump.txt"
 complete_case "$comp/usbrig" "usbrig --ke" --keep --kernel
-complete_case "$comp/usbrig" "usbrig --kernel " patched patched-kasan
+complete_case "$comp/usbrig" "usbrig --kernel " patched patched-kasan debian:6.12
 complete_case "$comp/usbrig" "usbrig " repro b.scenario sub
 complete_case "$comp/usbrig" "usbrig repro --dr" --driver
 complete_case "$comp/usbrig" "usbrig repro --expect " "crash" "no-crash"
