@@ -39,17 +39,19 @@ static const char usage[] =
 "KTAP on stdout; the last line is \"N passed, N failed, N skipped\".\n"
 "A DIR stands for its *.scenario files.\n"
 "\n"
-"  --kernel BZIMAGE     guest kernel (default: the newest /boot/vmlinuz-*)\n"
+"  --kernel BZIMAGE     guest kernel (default: the newest /boot/vmlinuz-*);\n"
+"                       repeat it to run the suite on each kernel, then\n"
+"                       print each scenario's outcome side by side\n"
 "  --kernel patched     the kernel `make kernel` built from kernel-patch/:\n"
 "                       build/kernel/bzImage and its modules (patched-kasan:\n"
 "                       build/kernel/kasan/, `make kernel-kasan`); the folder\n"
 "                       is $USBRIG_KERNEL_DIR when set\n"
-"  --modules DIR        modules from DIR/lib/modules/VERSION (default: /)\n"
-"  --jobs N             N guests in parallel (default 1)\n"
 "  --kernel debian:V    Debian's kernel image package V (6.12, 6.1.0-57,\n"
 "                       6.12.113+deb12; the newest that matches), fetched\n"
 "                       with apt-get download and unpacked into\n"
 "                       build/kernel/debian/, not installed\n"
+"  --modules DIR        modules from DIR/lib/modules/VERSION (default: /)\n"
+"  --jobs N             N guests in parallel (default 1)\n"
 "  --shard K/N          run only slice K of N (1-based, by sorted name)\n"
 "  --filter GLOB        only scenarios whose name matches (repeatable)\n"
 "  --junit FILE         also write JUnit XML to FILE\n"
@@ -74,8 +76,12 @@ static const char usage[] =
 "Exit status: 0 nothing failed, 1 something failed, 2 bad usage or a\n"
 "scenario that does not load.\n";
 
+/* --kernel is repeatable: the suite runs on each, then side by side */
+#define MAX_KERNELS	8
+
 struct opts {
-	const char *kernel;
+	const char *kernels[MAX_KERNELS];
+	int n_kernels;
 	const char *modules_dir;
 	unsigned int jobs;
 	unsigned int shard_k, shard_n;
@@ -461,7 +467,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	while ((c = getopt_long(argc, argv, "vj:", long_opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_KERNEL:
-			o->kernel = optarg;
+			if (o->n_kernels == MAX_KERNELS) {
+				fprintf(stderr, "usbrig: --kernel %s: at most %d kernels in one run\n",
+					optarg, MAX_KERNELS);
+				return -EINVAL;
+			}
+			o->kernels[o->n_kernels++] = optarg;
 			break;
 		case OPT_MODULES:
 			o->modules_dir = optarg;
@@ -550,20 +561,98 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
+/* ---- several kernels ---- */
+
+/* A kernel's name in the table and in JUnit: what --kernel said. */
+static const char *kernel_label(const struct opts *o,
+				const struct guest_kernel *gk, int k)
+{
+	return o->kernels[k] ? o->kernels[k] : gk[k].kver;
+}
+
+static const char *res_word(enum rp_res res)
+{
+	switch (res) {
+	case RP_PASS:
+		return "ok";
+	case RP_SKIP:
+		return "skip";
+	default:
+		return "FAIL";
+	}
+}
+
+/*
+ * After the per-kernel KTAP: every scenario's outcome per kernel, as "# "
+ * lines, then the scenarios whose outcome differs (a skip is not a
+ * difference: the scenario says which kernels it is for).  The last line
+ * totals the runs, as the one-kernel run's does.
+ */
+static void side_by_side(FILE *f, const struct opts *o,
+			 const struct guest_kernel *gk,
+			 struct report *const *r, int nk)
+{
+	int n = report_count(r[0]), w = 8, i, k, differ = 0;
+	int p = 0, fl = 0, s = 0;
+
+	for (i = 0; i < n; i++) {
+		int len = (int)strlen(report_result(r[0], i)->sc->name);
+
+		w = len > w ? len : w;
+	}
+	fprintf(f, "# side by side:\n# %-*s", w, "scenario");
+	for (k = 0; k < nk; k++)
+		fprintf(f, "  %s", kernel_label(o, gk, k));
+	fputc('\n', f);
+	for (i = 0; i < n; i++) {
+		enum rp_res first = RP_NONE;
+		bool diff = false;
+
+		fprintf(f, "# %-*s", w, report_result(r[0], i)->sc->name);
+		for (k = 0; k < nk; k++) {
+			enum rp_res res = report_result(r[k], i)->res;
+			int cw = k + 1 < nk ?
+				 (int)strlen(kernel_label(o, gk, k)) : 0;
+
+			fprintf(f, "  %-*s", cw, res_word(res));
+			if (res == RP_SKIP)
+				continue;
+			if (first == RP_NONE)
+				first = res;
+			else if (res != first)
+				diff = true;
+		}
+		fputs(diff ? "  <- differs\n" : "\n", f);
+		differ += diff;
+	}
+	fprintf(f, "# %d of %d scenario(s) differ between the kernels\n",
+		differ, n);
+	for (k = 0; k < nk; k++) {
+		int kp, kf, ks;
+
+		report_counts(r[k], &kp, &kf, &ks);
+		p += kp;
+		fl += kf;
+		s += ks;
+	}
+	fprintf(f, "%d passed, %d failed, %d skipped\n", p, fl, s);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .jobs = 1, .boot_timeout_s = 60 };
 	char self[PATH_MAX], bin_dir[PATH_MAX], root[PATH_MAX];
 	char gadget_bin[PATH_MAX + 32], cache_dir[PATH_MAX + 32];
 	char runs_dir[PATH_MAX + 32], save_dir[PATH_MAX + 32];
-	struct guest_kernel gk;
+	struct guest_kernel gk[MAX_KERNELS];
 	struct checker ck = { 0 };
 	struct list files = { 0 };
 	struct scenario **sc = NULL;
-	struct report *r = NULL;
+	struct report *r[MAX_KERNELS] = { 0 };
 	struct report_opts ro;
 	struct run_opts rn;
-	int i, n = 0, errors = 0, ret = EXIT_USAGE, passed, failed, skipped;
+	int i, k, nk = 0, n = 0, errors = 0, ret = EXIT_USAGE;
+	int passed, failed, skipped;
 	ssize_t len;
 
 	if (argc > 1 && !strcmp(argv[1], "repro"))
@@ -649,57 +738,82 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	/* 3. the guest kernel */
-	{
+	/* 3. the guest kernels, all found before anything runs */
+	nk = o.n_kernels ? o.n_kernels : 1;
+	if (nk > 1 && o.modules_dir) {
+		fprintf(stderr, "usbrig: --modules names one kernel's modules; with several --kernel each brings its own\n");
+		goto out;
+	}
+	for (k = 0; k < nk; k++) {
 		const struct guest_opts go = {
-			.kernel = o.kernel,
+			.kernel = o.kernels[k],
 			.modules_dir = o.modules_dir,
 		};
 
-		if (guest_kernel_resolve("usbrig", &go, root, &gk))
+		if (guest_kernel_resolve("usbrig", &go, root, &gk[k]))
 			goto out;
 	}
 	if (o.transcript)
 		o.jobs = 1;
 
-	ro = (struct report_opts){
-		.ktap = stdout,
-		.progress = stderr,
-		.transcript = o.transcript,
-		.verbose = o.verbose,
-	};
-	rn = (struct run_opts){
-		.kernel = gk.bzimage,
-		.kver = gk.kver,
-		.modules_dir = gk.mods_root[0] ? gk.mods_root : NULL,
-		.patched = gk.patched,
-		.kconfig = gk.kconfig[0] ? gk.kconfig : NULL,
-		.bin_dir = bin_dir,
-		.cache_dir = cache_dir,
-		.runs_dir = runs_dir,
-		.save_dir = o.save_dir ? o.save_dir : save_dir,
-		.jobs = o.jobs,
-		.boot_timeout_s = o.boot_timeout_s,
-		.gadget_on_host = o.gadget_on_host,
-		.panic_on_oops = o.panic_on_oops,
-		.keep = o.keep,
-		.bench = o.bench,
-		.verbose = o.verbose,
-	};
-	r = report_new(sc, n, &ro);
-	if (!r)
-		goto out;
-	if (o.verbose)
-		fprintf(stderr, "usbrig: %d scenario(s), kernel %s (%s), %u "
-			"job(s)\n", n, gk.bzimage, gk.kver, o.jobs);
-	report_start(r);
-	run_preflight(sc, n, r, &rn);
-	run_suite(sc, n, r, &rn);
-	report_finish(r);
-	report_counts(r, &passed, &failed, &skipped);
-	ret = failed ? 1 : 0;
+	/* 4. the suite on each */
+	ret = 0;
+	for (k = 0; k < nk; k++) {
+		char kdir[PATH_MAX + 300];
+
+		ro = (struct report_opts){
+			.ktap = stdout,
+			.progress = stderr,
+			.transcript = o.transcript,
+			.kernel = nk > 1 ? kernel_label(&o, gk, k) : NULL,
+			.verbose = o.verbose,
+		};
+		/* each kernel's saved files in a folder of its own */
+		snprintf(kdir, sizeof(kdir), "%s%s%s",
+			 o.save_dir ? o.save_dir : save_dir, nk > 1 ? "/" : "",
+			 nk > 1 ? gk[k].kver : "");
+		rn = (struct run_opts){
+			.kernel = gk[k].bzimage,
+			.kver = gk[k].kver,
+			.modules_dir = gk[k].mods_root[0] ? gk[k].mods_root : NULL,
+			.patched = gk[k].patched,
+			.kconfig = gk[k].kconfig[0] ? gk[k].kconfig : NULL,
+			.bin_dir = bin_dir,
+			.cache_dir = cache_dir,
+			.runs_dir = runs_dir,
+			.save_dir = kdir,
+			.jobs = o.jobs,
+			.boot_timeout_s = o.boot_timeout_s,
+			.gadget_on_host = o.gadget_on_host,
+			.panic_on_oops = o.panic_on_oops,
+			.keep = o.keep,
+			.bench = o.bench,
+			.verbose = o.verbose,
+		};
+		r[k] = report_new(sc, n, &ro);
+		if (!r[k]) {
+			ret = 1;
+			goto out;
+		}
+		if (o.verbose || nk > 1)
+			fprintf(stderr, "usbrig: %d scenario(s), kernel %s (%s), %u job(s)\n",
+				n, gk[k].bzimage, gk[k].kver, o.jobs);
+		report_start(r[k]);
+		if (nk > 1)
+			report_note(r[k], "kernel %d of %d: %s (%s)", k + 1,
+				    nk, kernel_label(&o, gk, k), gk[k].kver);
+		run_preflight(sc, n, r[k], &rn);
+		run_suite(sc, n, r[k], &rn);
+		report_finish(r[k]);
+		report_counts(r[k], &passed, &failed, &skipped);
+		if (failed)
+			ret = 1;
+	}
+	if (nk > 1)
+		side_by_side(stdout, &o, gk, r, nk);
 	if (o.junit) {
-		int jr = report_write_junit(r, o.junit);
+		int jr = report_write_junit_all((const struct report *const *)r,
+						nk, o.junit);
 
 		if (jr) {
 			fprintf(stderr, "usbrig: %s: %s\n", o.junit,
@@ -708,7 +822,8 @@ int main(int argc, char **argv)
 		}
 	}
 out:
-	report_free(r);
+	for (k = 0; k < nk; k++)
+		report_free(r[k]);
 	for (i = 0; i < n; i++)
 		scenario_free(sc[i]);
 	free(sc);

@@ -888,15 +888,26 @@ static void step_log(struct sbuf *b, const struct rp_result *res)
 		sb_printf(b, "    | %s\n", res->diags[d]);
 }
 
-static void junit_case(struct sbuf *b, const struct rp_result *res)
+static void junit_case(struct sbuf *b, const struct rp_result *res,
+		       const char *kernel)
 {
 	const struct rp_sub *fail = first_fail(res);
 	double t = res->begun ? res->t_end - res->t_begin : 0;
 	struct sbuf body = { 0 };
 	char msg[600];
 
-	sb_puts(b, "    <testcase classname=\"usbrig\" name=\"");
+	sb_puts(b, "    <testcase classname=\"usbrig");
+	if (kernel) {
+		sb_puts(b, ".");
+		xml_text(b, kernel);
+	}
+	sb_puts(b, "\" name=\"");
 	xml_text(b, res->sc->name);
+	if (kernel) {
+		sb_puts(b, " [");
+		xml_text(b, kernel);
+		sb_puts(b, "]");
+	}
 	sb_puts(b, "\" file=\"");
 	xml_text(b, res->sc->file);
 	sb_printf(b, "\" time=\"%.3f\">\n", t < 0 ? 0 : t);
@@ -948,24 +959,49 @@ static void junit_case(struct sbuf *b, const struct rp_result *res)
 
 int report_write_junit(const struct report *r, const char *path)
 {
-	struct sbuf b = { 0 };
+	return report_write_junit_all(&r, 1, path);
+}
+
+int report_write_junit_all(const struct report *const *rs, int n_rs,
+			   const char *path)
+{
+	struct sbuf b = { 0 }, suites = { 0 };
 	double total = 0;
-	int p, fl, s, i, ret = 0;
+	int tests = 0, failures = 0, skips = 0, ret = 0;
 	FILE *f;
 
-	report_counts(r, &p, &fl, &s);
-	for (i = 0; i < r->n; i++)
-		if (r->res[i].begun && r->res[i].t_end > r->res[i].t_begin)
-			total += r->res[i].t_end - r->res[i].t_begin;
+	for (int k = 0; k < n_rs; k++) {
+		const struct report *r = rs[k];
+		const char *kernel = r->o.kernel;
+		double t = 0;
+		int p, fl, s, i;
+
+		report_counts(r, &p, &fl, &s);
+		for (i = 0; i < r->n; i++)
+			if (r->res[i].begun && r->res[i].t_end > r->res[i].t_begin)
+				t += r->res[i].t_end - r->res[i].t_begin;
+		sb_puts(&suites, "  <testsuite name=\"usbrig");
+		if (kernel) {
+			sb_puts(&suites, " ");
+			xml_text(&suites, kernel);
+		}
+		sb_printf(&suites, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\" time=\"%.3f\">\n",
+			  r->n, fl, s, t);
+		for (i = 0; i < r->n; i++)
+			junit_case(&suites, &r->res[i], kernel);
+		sb_puts(&suites, "  </testsuite>\n");
+		tests += r->n;
+		failures += fl;
+		skips += s;
+		total += t;
+	}
 	sb_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		  "<testsuites tests=\"%d\" failures=\"%d\" skipped=\"%d\" "
-		  "time=\"%.3f\">\n"
-		  "  <testsuite name=\"usbrig\" tests=\"%d\" failures=\"%d\" "
-		  "errors=\"0\" skipped=\"%d\" time=\"%.3f\">\n",
-		  r->n, fl, s, total, r->n, fl, s, total);
-	for (i = 0; i < r->n; i++)
-		junit_case(&b, &r->res[i]);
-	sb_puts(&b, "  </testsuite>\n</testsuites>\n");
+		  "<testsuites tests=\"%d\" failures=\"%d\" skipped=\"%d\" time=\"%.3f\">\n",
+		  tests, failures, skips, total);
+	if (suites.s)
+		sb_puts(&b, suites.s);
+	free(suites.s);
+	sb_puts(&b, "</testsuites>\n");
 	f = fopen(path, "w");
 	if (!f) {
 		free(b.s);

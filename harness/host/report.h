@@ -62,6 +62,8 @@ struct report_opts {
 	FILE *ktap;		/* stdout; NULL: none */
 	FILE *progress;		/* stderr; NULL: none */
 	bool transcript;	/* a readable transcript instead of KTAP */
+	const char *kernel;	/* one of several kernels: its name, for
+				 * JUnit; NULL: the only one */
 	int verbose;
 };
 
@@ -119,5 +121,9 @@ void report_counts(const struct report *r, int *passed, int *failed,
 
 /* Write JUnit XML of all results. 0 or -errno. */
 int report_write_junit(const struct report *r, const char *path);
+/* The same for one run per kernel: a testsuite each, the kernel (the
+ * report's opts.kernel) in the suite's, the cases' class and names. */
+int report_write_junit_all(const struct report *const *r, int n,
+			   const char *path);
 
 #endif /* USBRIG_REPORT_H */

@@ -221,6 +221,10 @@ void run_preflight(struct scenario *const *sc, int n, struct report *r,
 			    o->gadget_on_host)
 				rp_skip(res, "%s:%d: its gadgets must be served in the guest (requires gadget in-guest), and --gadget-on-host serves them from the host",
 					s->file, q->line);
+			if (q->kind == SC_REQ_KERNEL_VERSION &&
+			    !sc_kernel_matches(o->kver, q->arg))
+				rp_skip(res, "%s:%d: needs kernel %s (this is %s)",
+					s->file, q->line, q->arg, o->kver);
 			if (q->kind == SC_REQ_CONFIG &&
 			    config_set(o, q->arg) == 0)
 				rp_skip(res, "%s:%d: %s is not set in %s "

@@ -310,3 +310,45 @@ const struct sc_step *scenario_step_at(const struct scenario *s, int key)
 			return &s->steps[i];
 	return NULL;
 }
+
+/* Up to max leading numbers of "6.12.118+deb12": their count. */
+static int version_numbers(const char *s, unsigned long *v, int max)
+{
+	int n = 0;
+
+	while (n < max && *s >= '0' && *s <= '9') {
+		char *end;
+
+		v[n++] = strtoul(s, &end, 10);
+		if (*end != '.')
+			break;
+		s = end + 1;
+	}
+	return n;
+}
+
+bool sc_kernel_matches(const char *kver, const char *op_version)
+{
+	unsigned long want[8], have[8] = { 0 };
+	char op[4];
+	int nw, cmp = 0, i;
+	const char *sp = strchr(op_version, ' ');
+
+	if (!sp || sp - op_version > 2)
+		return false;
+	snprintf(op, sizeof(op), "%.*s", (int)(sp - op_version), op_version);
+	nw = version_numbers(sp + 1, want, 8);
+	if (!nw || !version_numbers(kver, have, nw))
+		return false;
+	for (i = 0; i < nw && !cmp; i++)
+		cmp = have[i] < want[i] ? -1 : have[i] > want[i];
+	if (!strcmp(op, "<"))
+		return cmp < 0;
+	if (!strcmp(op, "<="))
+		return cmp <= 0;
+	if (!strcmp(op, "="))
+		return cmp == 0;
+	if (!strcmp(op, ">="))
+		return cmp >= 0;
+	return !strcmp(op, ">") && cmp > 0;
+}

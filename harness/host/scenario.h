@@ -79,15 +79,25 @@ struct sc_file {
 };
 
 enum sc_req_kind { SC_REQ_MODULE, SC_REQ_PATCHED, SC_REQ_CONFIG,
-		   SC_REQ_TOOL, SC_REQ_GADGET_IN_GUEST };
+		   SC_REQ_TOOL, SC_REQ_GADGET_IN_GUEST, SC_REQ_KERNEL_VERSION };
 
 struct sc_require {
 	enum sc_req_kind kind;
-	char *arg;		/* module name, "CONFIG_X", tool name, or
-				 * NULL */
+	char *arg;		/* module name, "CONFIG_X", tool name,
+				 * "OP VERSION" (">= 6.12"), or NULL */
 	int line;
 	int col;
 };
+
+/*
+ * Does kernel release kver ("6.1.0-57-amd64", as uname -r says) satisfy
+ * "OP VERSION" (OP one of < <= = >= >)?  The release's leading numbers
+ * are compared with VERSION's, as many as VERSION has: with "6.12",
+ * 6.12.118+deb12 is = 6.12 and 6.1.0-57 is < 6.12.  (Debian's 6.1.0-57
+ * says 6.1.0 whatever stable release it carries.)  false when kver does
+ * not begin with a number.
+ */
+bool sc_kernel_matches(const char *kver, const char *op_version);
 
 struct scenario {
 	char *file;

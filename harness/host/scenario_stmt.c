@@ -270,9 +270,8 @@ static int p_requires(struct parser *ps, struct cur *c)
 	r = &s->reqs[s->n_reqs];
 	memset(r, 0, sizeof(*r));
 	r->line = c->line;
-	ret = cur_bare(c, "`module NAME`, `kernel patched`, `config NAME`, "
-		       "`tool NAME` or `gadget in-guest`", buf, sizeof(buf),
-		       &at);
+	ret = cur_bare(c, "`module NAME`, `kernel patched`, `kernel >= VERSION`, `config NAME`, `tool NAME` or `gadget in-guest`",
+		       buf, sizeof(buf), &at);
 	if (ret)
 		return ret;
 	if (!strcmp(buf, "tool")) {
@@ -323,13 +322,36 @@ static int p_requires(struct parser *ps, struct cur *c)
 		if (!r->arg)
 			return -ENOMEM;
 	} else if (!strcmp(buf, "kernel")) {
+		static const char *const ops[] = { "<", "<=", "=", ">=", ">",
+						   NULL };
+		char ver[64];
+		size_t k;
+
 		r->kind = SC_REQ_PATCHED;
-		ret = cur_bare(c, "`patched`", buf, sizeof(buf), &at);
+		ret = cur_bare(c, "`patched` or a comparison (`>= 6.12`)", buf,
+			       sizeof(buf), &at);
 		if (ret)
 			return ret;
-		if (strcmp(buf, "patched"))
-			return cur_fail(c, at, "unknown kernel requirement "
-					"'%s' (known: patched)", buf);
+		for (k = 0; ops[k] && strcmp(ops[k], buf); k++)
+			;
+		if (!ops[k] && strcmp(buf, "patched"))
+			return cur_fail(c, at, "unknown kernel requirement '%s' (known: patched, < <= = >= > VERSION)",
+					buf);
+		if (ops[k]) {
+			r->kind = SC_REQ_KERNEL_VERSION;
+			ret = cur_bare(c, "a kernel version (6.12)", ver,
+				       sizeof(ver), &at);
+			if (ret)
+				return ret;
+			if (ver[0] < '0' || ver[0] > '9' ||
+			    ver[strspn(ver, "0123456789.")])
+				return cur_fail(c, at, "bad kernel version '%s' (digits and dots: 6.12, 6.1.90)",
+						ver);
+			r->arg = malloc(strlen(buf) + strlen(ver) + 2);
+			if (!r->arg)
+				return -ENOMEM;
+			sprintf(r->arg, "%s %s", buf, ver);
+		}
 	} else if (!strcmp(buf, "gadget")) {
 		r->kind = SC_REQ_GADGET_IN_GUEST;
 		ret = cur_bare(c, "`in-guest`", buf, sizeof(buf), &at);

@@ -262,6 +262,50 @@ static void test_defaults(void **state)
 	assert_string_equal(s->reqs[0].arg, "option");
 	assert_int_equal(s->reqs[1].kind, SC_REQ_PATCHED);
 	scenario_free(s);
+
+	s = parse_ok("t.scenario", "requires kernel >= 6.12\nmodprobe x\n");
+	assert_int_equal(s->reqs[0].kind, SC_REQ_KERNEL_VERSION);
+	assert_string_equal(s->reqs[0].arg, ">= 6.12");
+	scenario_free(s);
+}
+
+/* `requires kernel OP VERSION` against what uname -r says */
+static void test_kernel_version(void **state)
+{
+	static const struct {
+		const char *kver, *req;
+		bool want;
+	} cases[] = {
+		{ "6.1.0-57-amd64", "< 6.12", true },
+		{ "6.1.0-57-amd64", ">= 6.12", false },
+		{ "6.12.118+deb12-amd64", ">= 6.12", true },
+		{ "6.12.118+deb12-amd64", "= 6.12", true },
+		{ "6.12.118+deb12-amd64", "< 6.12", false },
+		{ "6.12.118+deb12-amd64", "> 6.12", false },
+		{ "6.12.118+deb12-amd64", "> 6.12.100", true },
+		{ "6.12.118+deb12-amd64", "<= 6.12.118", true },
+		{ "6.1.192-usbrig", ">= 6.1.100", true },
+		{ "6.1.192-usbrig", "= 6.1", true },
+		{ "6.1.192-usbrig", "> 6", false },
+		{ "7.0.0", "> 6", true },
+		{ "6.1.0-57-amd64", "= 6.1.0", true },
+		{ "vmlinuz", ">= 6", false },
+		{ "6.1.0", "== 6.1", false },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (sc_kernel_matches(cases[i].kver, cases[i].req) !=
+		    cases[i].want)
+			fail_msg("%s %s: expected %d", cases[i].kver,
+				 cases[i].req, cases[i].want);
+	parse_err("requires kernel >= six\n",
+		  "t.scenario:1:20: bad kernel version 'six' (digits and dots: 6.12, 6.1.90)");
+	parse_err("requires kernel ~ 6.12\n",
+		  "t.scenario:1:17: unknown kernel requirement '~' (known: patched, < <= = >= > VERSION)");
+	parse_err("requires kernel >=\n",
+		  "t.scenario:1:19: expected a kernel version (6.12)");
 }
 
 /* ---- errors: every one names file:line:col -------------------------- */
@@ -927,6 +971,7 @@ int main(void)
 		cmocka_unit_test(test_plan_round_trip),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_kernel_version),
 		cmocka_unit_test(test_error_name_from_file),
 		cmocka_unit_test(test_too_long),
 		cmocka_unit_test(test_errno_names),
