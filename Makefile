@@ -186,6 +186,7 @@ check: deps
 	$(MAKE) check-vm-host
 	$(MAKE) check-soak check-faults check-load
 	$(MAKE) check-census
+	$(MAKE) check-fuzz-kernel
 	$(MAKE) check-import
 	$(MAKE) check-repro
 	$(MAKE) kernel
@@ -696,6 +697,26 @@ fuzz-replay: $(FUZZ_BINS)
 
 check-fuzz:
 	$(MAKE) BUILD=$(BUILD)/asan SAN=1 fuzz-replay
+
+# ---- hostile devices against the guest kernel (docs/fuzzing.md) ----
+# fuzz-kernel: `usbrig fuzz` on the stock kernel for FUZZ_KERNEL_DURATION
+# seconds (FUZZ_KERNEL_SEED, FUZZ_KERNEL_JOBS guests): devices mutated from
+# the example and census gadgets, each kernel report minimised and kept in
+# $(BUILD)/fuzz-kernel/finding-N/ (fails when there is one).
+# check-fuzz-kernel (in make check): a fixed seed, 8 devices and the
+# planted trigger, which must come back confirmed, minimised to its one
+# mutation and reproduced by its scenario (tests/fuzz-kernel/smoke.sh).
+FUZZ_KERNEL_DURATION ?= 600
+FUZZ_KERNEL_SEED ?= 1
+FUZZ_KERNEL_JOBS ?= 2
+.PHONY: fuzz-kernel check-fuzz-kernel
+fuzz-kernel: $(VM_BINS)
+	$(HOST_BIN) fuzz --duration $(FUZZ_KERNEL_DURATION) \
+		--seed $(FUZZ_KERNEL_SEED) --jobs $(FUZZ_KERNEL_JOBS) \
+		--out $(BUILD)/fuzz-kernel
+
+check-fuzz-kernel: $(VM_BINS)
+	tests/fuzz-kernel/smoke.sh $(HOST_BIN) $(BUILD)/fuzz-kernel-smoke
 
 fuzz:
 	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(FUZZ_PACKAGES)"

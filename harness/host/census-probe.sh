@@ -52,9 +52,11 @@ find_dev() {
 }
 
 # the device, once enumerated (its usb driver bound), within 10 s
+# (CENSUS_WAIT_DEV tenths of a second: `usbrig fuzz` waits less for
+# devices that may never enumerate)
 wait_dev() {
 	n=0
-	while [ $n -lt 100 ]; do
+	while [ $n -lt ${CENSUS_WAIT_DEV:-100} ]; do
 		dev=$(find_dev $1 $2) && [ -L /sys/bus/usb/devices/$dev/driver ] &&
 			return 0
 		sleep 0.1

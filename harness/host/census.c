@@ -106,19 +106,16 @@ static int parse_uint(const char *what, const char *s, unsigned long max,
 	return 0;
 }
 
-enum { CO_KERNEL = 256, CO_MODULES, CO_JOBS, CO_SHARD, CO_FILTER, CO_OUT,
-	CO_BASELINE, CO_BOOT_TIMEOUT, CO_KEEP, CO_REREAD };
+enum { CO_JOBS = 256, CO_SHARD, CO_FILTER, CO_OUT, CO_BASELINE,
+	CO_REREAD };
 
 static const struct option long_opts[] = {
-	{ "kernel", required_argument, NULL, CO_KERNEL },
-	{ "modules", required_argument, NULL, CO_MODULES },
+	GUEST_LONG_OPTIONS,
 	{ "jobs", required_argument, NULL, CO_JOBS },
 	{ "shard", required_argument, NULL, CO_SHARD },
 	{ "filter", required_argument, NULL, CO_FILTER },
 	{ "out", required_argument, NULL, CO_OUT },
 	{ "baseline", required_argument, NULL, CO_BASELINE },
-	{ "boot-timeout", required_argument, NULL, CO_BOOT_TIMEOUT },
-	{ "keep", no_argument, NULL, CO_KEEP },
 	{ "reread", no_argument, NULL, CO_REREAD },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -133,13 +130,9 @@ static int parse_args(int argc, char **argv, struct census_opts *o)
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "vh", long_opts, NULL)) != -1) {
+		if (guest_opt(c, optarg, &o->guest))
+			continue;
 		switch (c) {
-		case CO_KERNEL:
-			o->guest.kernel = optarg;
-			break;
-		case CO_MODULES:
-			o->guest.modules_dir = optarg;
-			break;
 		case CO_JOBS:
 			if (parse_uint("--jobs", optarg, 64, &o->jobs))
 				return -EINVAL;
@@ -170,12 +163,6 @@ static int parse_args(int argc, char **argv, struct census_opts *o)
 			break;
 		case CO_BASELINE:
 			o->baseline = optarg;
-			break;
-		case CO_BOOT_TIMEOUT:
-			o->guest.boot_timeout = optarg;
-			break;
-		case CO_KEEP:
-			o->guest.keep = true;
 			break;
 		case CO_REREAD:
 			o->reread = true;

@@ -458,7 +458,7 @@ static void read_run(const char *out, struct run_info *v, int n)
 
 /* ---- writing ---- */
 
-static void json_str(FILE *f, const char *s)
+void census_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
@@ -526,28 +526,28 @@ static int write_json(const char *path, const char *kver,
 	if (!f)
 		return -errno;
 	fprintf(f, "{\"kernel\": ");
-	json_str(f, kver);
+	census_json_str(f, kver);
 	fprintf(f, ", \"rows\": [\n");
 	for (int i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
 
 		fprintf(f, "{\"module\": ");
-		json_str(f, r->plan->module);
+		census_json_str(f, r->plan->module);
 		fprintf(f, ", \"kind\": \"%s\", \"drivers\": ",
 			census_kind_names[r->kind]);
-		json_str(f, drivers_of(r));
+		census_json_str(f, drivers_of(r));
 		fprintf(f, ", \"static\": \"%s\", \"static_errno\": %d, "
 			"\"newid\": \"%s\", \"newid_errno\": %d, "
 			"\"replug\": \"%s\", \"nodes\": ", r->st, r->st_err,
 			r->nw, r->nw_err, r->rp);
-		json_str(f, nodes_of(r));
+		census_json_str(f, nodes_of(r));
 		fprintf(f, ", \"time_s\": %.1f, \"finding\": ", r->time_s);
-		json_str(f, r->why);
+		census_json_str(f, r->why);
 		fprintf(f, ", \"report\": ");
-		json_str(f, r->report);
+		census_json_str(f, r->report);
 		if (r->logs[0]) {
 			fprintf(f, ", \"logs\": ");
-			json_str(f, r->logs);
+			census_json_str(f, r->logs);
 		}
 		fprintf(f, "}%s\n", i + 1 < n ? "," : "");
 	}

@@ -36,4 +36,7 @@ int census_report(const char *out, const char *kver,
 		  const struct census_plan *plans, int n, double elapsed_s,
 		  unsigned int jobs, const char *baseline);
 
+/* s as a JSON string, quotes included (also `usbrig fuzz`'s summary) */
+void census_json_str(FILE *f, const char *s);
+
 #endif /* USBRIG_CENSUS_REPORT_H */

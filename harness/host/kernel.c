@@ -409,6 +409,25 @@ int guest_kernel_resolve(const char *prog, const struct guest_opts *o,
 	return 0;
 }
 
+bool guest_opt(int c, const char *arg, struct guest_opts *o)
+{
+	switch (c) {
+	case GUEST_OPT_KERNEL:
+		o->kernel = arg;
+		return true;
+	case GUEST_OPT_MODULES:
+		o->modules_dir = arg;
+		return true;
+	case GUEST_OPT_BOOT_TIMEOUT:
+		o->boot_timeout = arg;
+		return true;
+	case GUEST_OPT_KEEP:
+		o->keep = true;
+		return true;
+	}
+	return false;
+}
+
 void guest_child_args(const struct guest_opts *o, char **argv, int *argc)
 {
 	if (o->kernel) {

@@ -39,6 +39,22 @@ struct guest_kernel {
 int guest_kernel_resolve(const char *prog, const struct guest_opts *o,
 			 const char *root, struct guest_kernel *k);
 
+/*
+ * The options of struct guest_opts in a command's getopt_long table:
+ * GUEST_LONG_OPTIONS among its entries, and guest_opt() before its own
+ * cases.  The values are clear of any command's own.
+ */
+enum { GUEST_OPT_KERNEL = 0x4000, GUEST_OPT_MODULES, GUEST_OPT_BOOT_TIMEOUT,
+	GUEST_OPT_KEEP };
+#define GUEST_LONG_OPTIONS \
+	{ "kernel", required_argument, NULL, GUEST_OPT_KERNEL }, \
+	{ "modules", required_argument, NULL, GUEST_OPT_MODULES }, \
+	{ "boot-timeout", required_argument, NULL, GUEST_OPT_BOOT_TIMEOUT }, \
+	{ "keep", no_argument, NULL, GUEST_OPT_KEEP }
+
+/* getopt_long's c, when it is one of those: stored in o, true. */
+bool guest_opt(int c, const char *arg, struct guest_opts *o);
+
 /* The most argv entries guest_child_args adds. */
 #define GUEST_CHILD_ARGS	7
 

@@ -24,6 +24,7 @@
 
 #include "initramfs.h"
 #include "census.h"
+#include "fuzz.h"
 #include "kernel.h"
 #include "repro.h"
 #include "report.h"
@@ -35,6 +36,7 @@
 static const char usage[] =
 "usage: usbrig [options] SCENARIO|DIR...\n"
 "       usbrig repro DUMP [options]   (usbrig repro --help)\n"
+"       usbrig fuzz [options]         (usbrig fuzz --help)\n"
 "Run scenario files (tests/scenarios/*.scenario) in QEMU guests and print\n"
 "KTAP on stdout; the last line is \"N passed, N failed, N skipped\".\n"
 "A DIR stands for its *.scenario files.\n"
@@ -659,6 +661,8 @@ int main(int argc, char **argv)
 		return repro_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "census"))
 		return census_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "fuzz"))
+		return fuzz_main(argc - 1, argv + 1);
 	if (parse_opts(argc, argv, &o))
 		return EXIT_USAGE;
 	if (optind == argc) {

@@ -159,7 +159,7 @@ static void parse_config(struct repro_dev *d, const unsigned char *b, int n)
 }
 
 /* The descriptors of the imported gadget script, as it serves them. */
-static int read_gadget(struct repro *rp)
+int repro_read_gadget(struct repro *rp)
 {
 	char out[PATH_MAX * 2], err[PATH_MAX * 2], gbin[PATH_MAX * 2];
 	char *const argv[] = { gbin, "--dump", rp->gadget, NULL };
@@ -299,7 +299,7 @@ static int import_dump(struct repro *rp)
 	free(e);
 imported:
 	snprintf(rp->gadget, sizeof(rp->gadget), "%s", tmp);
-	ret = read_gadget(rp);
+	ret = repro_read_gadget(rp);
 	if (ret)
 		return ret;
 	if (rp->o.name)
@@ -605,8 +605,7 @@ static int write_text(const char *path, const char *text, mode_t mode)
 	return ret;
 }
 
-/* A `run "COMMAND" status any within S` line. */
-static void put_run(FILE *f, const char *cmd, int within_s)
+void repro_put_run(FILE *f, const char *cmd, int within_s)
 {
 	char q[1024];
 
@@ -635,20 +634,20 @@ static int write_probe_scenario(struct repro *rp)
 		rp->o.dump, rp->name, rp->gadget, script, REPRO_GUEST_SCRIPT);
 	for (i = 0; i < rp->n_modules; i++)
 		fprintf(f, "modprobe %s\n", rp->modules[i]);
-	put_run(f, "sh " REPRO_GUEST_SCRIPT " mark attach", 10);
+	repro_put_run(f, "sh " REPRO_GUEST_SCRIPT " mark attach", 10);
 	/* no-wait: a device that does not enumerate is an outcome too */
 	fprintf(f, "attach g no-wait within 30s\n");
 	snprintf(cmd, sizeof(cmd), "sh %s attach %04x %04x",
 		 REPRO_GUEST_SCRIPT, rp->dev.vid, rp->dev.pid);
-	put_run(f, cmd, 70);
+	repro_put_run(f, cmd, 70);
 	if (rp->o.driver) {
 		snprintf(cmd, sizeof(cmd), "sh %s newid %04x %04x %s %s '%s'",
 			 REPRO_GUEST_SCRIPT, rp->dev.vid, rp->dev.pid,
 			 rp->o.driver, rp->drv_module[0] ? rp->drv_module :
 			 rp->o.driver, rp->newid_value);
-		put_run(f, cmd, 30);
+		repro_put_run(f, cmd, 30);
 	}
-	put_run(f, "sh " REPRO_GUEST_SCRIPT " log", 20);
+	repro_put_run(f, "sh " REPRO_GUEST_SCRIPT " log", 20);
 	fprintf(f, "save %s report.txt\n", REPRO_GUEST_REPORT);
 	if (fclose(f))
 		return -EIO;
@@ -731,7 +730,7 @@ static const char usage[] =
 
 enum {
 	RO_SELECT = 256, RO_DRIVER, RO_MODULE, RO_CLASS, RO_EXPECT, RO_OUT,
-	RO_NAME, RO_KERNEL, RO_MODULES, RO_BOOT_TIMEOUT, RO_KEEP, RO_HELP,
+	RO_NAME, RO_HELP,
 };
 
 static const struct option repro_long_opts[] = {
@@ -742,10 +741,7 @@ static const struct option repro_long_opts[] = {
 	{ "expect", required_argument, NULL, RO_EXPECT },
 	{ "out", required_argument, NULL, RO_OUT },
 	{ "name", required_argument, NULL, RO_NAME },
-	{ "kernel", required_argument, NULL, RO_KERNEL },
-	{ "modules", required_argument, NULL, RO_MODULES },
-	{ "boot-timeout", required_argument, NULL, RO_BOOT_TIMEOUT },
-	{ "keep", no_argument, NULL, RO_KEEP },
+	GUEST_LONG_OPTIONS,
 	{ "help", no_argument, NULL, RO_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -756,6 +752,8 @@ static int parse_args(int argc, char **argv, struct repro_opts *o)
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "v", repro_long_opts, NULL)) != -1) {
+		if (guest_opt(c, optarg, &o->guest))
+			continue;
 		switch (c) {
 		case RO_SELECT:
 			o->select = optarg;
@@ -798,18 +796,6 @@ static int parse_args(int argc, char **argv, struct repro_opts *o)
 				return -EINVAL;
 			}
 			o->name = optarg;
-			break;
-		case RO_KERNEL:
-			o->guest.kernel = optarg;
-			break;
-		case RO_MODULES:
-			o->guest.modules_dir = optarg;
-			break;
-		case RO_BOOT_TIMEOUT:
-			o->guest.boot_timeout = optarg;
-			break;
-		case RO_KEEP:
-			o->guest.keep = true;
 			break;
 		case 'v':
 			o->verbose++;

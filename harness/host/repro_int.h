@@ -130,6 +130,13 @@ void repro_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* the most repro reads of one of its files (fs_read_file) */
 #define REPRO_MAX_FILE	(64u << 20)
 int repro_copy_file(const char *from, const char *to);
+/* rp->gadget as usbrig-gadget --dump serves it into rp->dev, each
+ * interface's modalias with it (rp->bin_dir, rp->work set); 0 or -errno.
+ * Also `usbrig fuzz`'s. */
+int repro_read_gadget(struct repro *rp);
+/* A scenario's `run "COMMAND" status any within S` line (also
+ * `usbrig fuzz`'s). */
+void repro_put_run(FILE *f, const char *cmd, int within_s);
 bool repro_is_name(const char *s);
 
 /* ---- what came back (repro_report.c) ---- */

@@ -141,6 +141,7 @@ checks=(
 	"usbrig|usbrig.1|OPTIONS|usbrig"
 	"usbrig repro|usbrig.1|REPRO OPTIONS|usbrig"
 	"usbrig census|usbrig.1|CENSUS OPTIONS|usbrig"
+	"usbrig fuzz|usbrig.1|FUZZ OPTIONS|usbrig"
 	"usbrig-gadget|usbrig-gadget.1|OPTIONS|usbrig-gadget"
 	"usbrig-import|usbrig-import.1|OPTIONS|usbrig-import"
 )
