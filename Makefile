@@ -344,14 +344,22 @@ bench: $(VM_BINS)
 # kernel-patch/kasan.config -> $(KERNEL_OUT)/kasan/). Incremental; a
 # no-op when nothing changed. KERNEL_JOBS: make -j (default: all CPUs).
 # KERNEL_OUT is build/kernel for every BUILD: one kernel cache for all
-# build folders, where `usbrig --kernel patched` looks.
+# build folders, where `usbrig --kernel patched` looks.  KVER=6.12: the
+# same from Debian's linux-source-6.12 (installed when missing), with
+# kernel-patch/6.12/series and guest-6.12.config, into build/kernel-6.12
+# (`usbrig --kernel patched-6.12`); docs/kernel-patch.md says what differs.
 KERNEL_FLAVOUR ?= default
 KERNEL_JOBS ?= $(shell nproc)
-KERNEL_OUT ?= build/kernel
+KVER ?= 6.1
+KERNEL_OUT ?= build/kernel$(if $(filter-out 6.1,$(KVER)),-$(KVER))
 
 .PHONY: kernel kernel-kasan
 
 kernel:
+	@[ -r /usr/src/linux-source-$(KVER).tar.xz ] || \
+		$(MAKE) --no-print-directory deps DEB_PACKAGES=linux-source-$(KVER)
+	KERNEL_TARBALL=/usr/src/linux-source-$(KVER).tar.xz \
+	KERNEL_SRCPKG=linux-source-$(KVER) \
 	kernel-patch/build.sh --cache $(KERNEL_OUT) \
 		--flavour $(KERNEL_FLAVOUR) --jobs $(KERNEL_JOBS)
 

@@ -31,7 +31,7 @@ srcpkg=${KERNEL_SRCPKG:-linux-source-6.1}
 flavour=default
 cache=$top/build/kernel
 out=
-series=$here/series
+series=
 extra_patches=()
 jobs=$(nproc)
 nice_level=${KERNEL_NICE:-19}
@@ -43,7 +43,9 @@ usage: $0 [options]
   --flavour NAME   default, or NAME with kernel-patch/NAME.config on top (kasan)
   --cache DIR      source, object trees and logs (default build/kernel)
   --out DIR        bzImage and modules (default CACHE, or CACHE/FLAVOUR)
-  --series FILE    patch series (default kernel-patch/series)
+  --series FILE    patch series (default kernel-patch/KVER/series when
+                   there is one for the source's version, else
+                   kernel-patch/series)
   --patch FILE     one more patch after the series (repeatable)
   --jobs N         make -jN (default: nproc)
 Environment: KERNEL_TARBALL, KERNEL_SRCPKG, KERNEL_NICE (default 19).
@@ -63,6 +65,14 @@ while [ $# -gt 0 ]; do
 	*) echo "build.sh: unknown option $1" >&2; usage ;;
 	esac
 done
+
+# The series of the source's version when it has one of its own
+# (kernel-patch/6.12/series), else kernel-patch/series (6.1's).
+kmm=${srcpkg#linux-source-}
+if [ -z "$series" ]; then
+	series=$here/series
+	[ -f "$here/$kmm/series" ] && series=$here/$kmm/series
+fi
 
 # A make that calls us must not leak its flags (-j, CC=...) into Kbuild.
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
@@ -88,6 +98,10 @@ log=$cache/logs/build-$flavour.log
 # A flavour's fragment may name others to go before it, one
 # "# include: FILE" line each (kasan.config includes usb-drivers.config).
 fragments=("$here/guest.config")
+# What a kernel version needs besides (guest-6.12.config: 6.12's tinyconfig
+# turns on SLUB_TINY, which takes SLUB_DEBUG away), from the source
+# package's name.
+[ -f "$here/guest-$kmm.config" ] && fragments+=("$here/guest-$kmm.config")
 if [ "$flavour" != default ]; then
 	if [ ! -f "$here/$flavour.config" ]; then
 		echo "build.sh: no fragment kernel-patch/$flavour.config" >&2

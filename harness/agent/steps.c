@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #define POLL_MS		10
@@ -221,6 +222,55 @@ static int do_detach(struct step *s)
 
 /* ---- modules ---- */
 
+/* A module name as the kernel keeps it: '-' is '_'. */
+static void norm_module(char *name)
+{
+	for (; *name; name++)
+		if (*name == '-')
+			*name = '_';
+}
+
+/*
+ * Is module name built into the running kernel?  modules.builtin says so
+ * when the kernel has modules at all; else (or too) a /sys/module entry
+ * without initstate is a built-in one (only loaded modules have it).
+ */
+static bool module_builtin(const char *name)
+{
+	char want[128], path[PATH_MAX], line[512];
+	struct utsname u;
+	bool found = false;
+	FILE *f;
+
+	strfmt(want, sizeof(want), "%s", name);
+	norm_module(want);
+	strfmt(path, sizeof(path), "/sys/module/%s/initstate", want);
+	if (!access(path, F_OK))
+		return false;
+	strfmt(path, sizeof(path), "/sys/module/%s", want);
+	if (!access(path, F_OK))
+		return true;
+	if (uname(&u))
+		return false;
+	strfmt(path, sizeof(path), "/lib/modules/%s/modules.builtin",
+	       u.release);
+	f = fopen(path, "r");
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		char *base = strrchr(line, '/'), *dot;
+
+		base = base ? base + 1 : line;
+		dot = strstr(base, ".ko");
+		if (!dot)
+			continue;
+		*dot = '\0';
+		norm_module(base);
+		found = !strcmp(base, want);
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
 static int modprobe_step(struct step *s, bool remove)
 {
 	char *argv[] = { remove ? "rmmod" : "modprobe", NULL, NULL };
@@ -232,6 +282,20 @@ static int modprobe_step(struct step *s, bool remove)
 		return bad_plan(s, "want \"MODULE\"");
 	argv[1] = (char *)s->a[0].s;
 	strfmt(s->desc, sizeof(s->desc), "%s %s", argv[0], argv[1]);
+	/* a kernel with the driver built in (a developer's tree): nothing
+	 * to load, and nothing that can be removed */
+	if (module_builtin(argv[1])) {
+		if (!remove) {
+			strfmt(s->desc, sizeof(s->desc),
+			       "modprobe %s: built into this kernel, nothing to load",
+			       argv[1]);
+			return finish(s, 1);
+		}
+		out_result("skip", s->line, s->desc,
+			   "built into this kernel: it cannot be removed",
+			   NULL);
+		return 0;
+	}
 	if (proc_run(argv, step_deadline(MODPROBE_MS), &r)) {
 		strfmt(s->saw, sizeof(s->saw), "cannot run %s", argv[0]);
 		return finish(s, 0);

@@ -14,6 +14,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +24,10 @@
 #include "../common/fsutil.h"
 #include "initramfs.h"
 
-/* The folder that holds the kernels usbrig builds or fetches. */
-static int kernel_cache(const char *root, const char *sub, char *buf,
-			size_t size)
+/* The folder that holds the kernels usbrig builds or fetches
+ * (build/kernel-VER for another source version's builds). */
+static int kernel_cache_ver(const char *root, const char *ver,
+			    const char *sub, char *buf, size_t size)
 {
 	const char *env = getenv("USBRIG_KERNEL_DIR");
 	int n;
@@ -33,34 +35,50 @@ static int kernel_cache(const char *root, const char *sub, char *buf,
 	if (env && *env)
 		n = snprintf(buf, size, "%s%s", env, sub);
 	else
-		n = snprintf(buf, size, "%s/build/kernel%s", root, sub);
+		n = snprintf(buf, size, "%s/build/kernel%s%s%s", root,
+			     *ver ? "-" : "", ver, sub);
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
+static int kernel_cache(const char *root, const char *sub, char *buf,
+			size_t size)
+{
+	return kernel_cache_ver(root, "", sub, buf, size);
+}
+
 /*
- * `--kernel patched` and `--kernel patched-kasan`: the outputs of
- * kernel-patch/build.sh (`make kernel`, `make kernel-kasan`), in
- * $USBRIG_KERNEL_DIR or ROOT/build/kernel (the Makefile's KERNEL_OUT), the
- * KASAN flavour in its kasan/ folder.  1 when name is neither word, 0 when
- * resolved, -errno (message printed) when the build is missing.
+ * `--kernel patched[-VER][-kasan]`: the outputs of kernel-patch/build.sh
+ * (`make kernel`, `make kernel-kasan`, with KVER=VER for another source
+ * version), in $USBRIG_KERNEL_DIR or ROOT/build/kernel[-VER] (the
+ * Makefile's KERNEL_OUT), the KASAN flavour in its kasan/ folder.  1 when
+ * name is not such a word, 0 when resolved, -errno (message printed) when
+ * the build is missing.
  */
 static int resolve_patched(const char *prog, const char *name,
 			   const char *root, struct guest_kernel *k)
 {
-	const char *flavour_dir, *target;
-	char dir[PATH_MAX], probe[PATH_MAX];
+	const char *flavour_dir = "", *rest = name + 7;
+	char dir[PATH_MAX], probe[PATH_MAX], ver[16] = "", target[64];
 	struct stat st;
+	size_t n;
 
-	if (!strcmp(name, "patched")) {
-		flavour_dir = "";
-		target = "make kernel";
-	} else if (!strcmp(name, "patched-kasan")) {
-		flavour_dir = "/kasan";
-		target = "make kernel-kasan";
-	} else {
+	if (strncmp(name, "patched", 7))
 		return 1;
+	if (rest[0] == '-' && rest[1] >= '0' && rest[1] <= '9') {
+		n = strspn(rest + 1, "0123456789.");
+		if (n >= sizeof(ver))
+			return 1;
+		memcpy(ver, rest + 1, n);
+		ver[n] = '\0';
+		rest += 1 + n;
 	}
-	if (kernel_cache(root, flavour_dir, dir, sizeof(dir)) ||
+	if (!strcmp(rest, "-kasan"))
+		flavour_dir = "/kasan";
+	else if (*rest)
+		return 1;
+	snprintf(target, sizeof(target), "make kernel%s%s%s", *flavour_dir ?
+		 "-kasan" : "", *ver ? " KVER=" : "", ver);
+	if (kernel_cache_ver(root, ver, flavour_dir, dir, sizeof(dir)) ||
 	    snprintf(k->bzimage, sizeof(k->bzimage), "%s/bzImage", dir) >=
 	    (int)sizeof(k->bzimage) ||
 	    snprintf(k->mods_root, sizeof(k->mods_root), "%s/modules", dir) >=
@@ -373,13 +391,124 @@ static void find_kconfig(struct guest_kernel *k)
 	k->kconfig[0] = '\0';
 }
 
+/* ---- --kernel-tree DIR ---- */
+
+/*
+ * A developer's built tree (or its O= folder): DIR/arch/x86/boot/bzImage,
+ * and, when the tree has modules (DIR/modules.order), DIR's
+ * `make modules_install INSTALL_MOD_PATH=` into
+ * CACHE/tree/<DIR's path, / as _>/, redone when the bzImage or the
+ * modules changed since (a stamp of their times and the release).  A tree
+ * without modules gets an empty folder: everything it has is built in.
+ * 0, or -errno with the reason printed.
+ */
+static int resolve_tree(const char *prog, const char *dir, const char *root,
+			struct guest_kernel *k)
+{
+	char real[PATH_MAX], cache[DEB_CACHE_MAX], order[PATH_MAX + 16];
+	char stamp_path[DEB_CACHE_MAX + 16], log[DEB_CACHE_MAX + 16];
+	char tmp[DEB_CACHE_MAX + 16], stamp[512], *old;
+	char mpath[sizeof(tmp) + 24];
+	const char *const install_argv[] = { "/usr/bin/make", "-s", "-C", real,
+		"INSTALL_MOD_STRIP=1", mpath, "modules_install", NULL };
+	struct stat bz, mo;
+	bool has_mods;
+	int ret, fd;
+	size_t i;
+
+	if (!realpath(dir, real)) {
+		fprintf(stderr, "%s: --kernel-tree %s: %s\n", prog, dir,
+			strerror(errno));
+		return -errno;
+	}
+	if (snprintf(k->bzimage, sizeof(k->bzimage), "%s/arch/x86/boot/bzImage",
+		     real) >= (int)sizeof(k->bzimage) ||
+	    stat(k->bzimage, &bz)) {
+		fprintf(stderr, "%s: --kernel-tree %s: no arch/x86/boot/bzImage (build it: make bzImage modules)\n",
+			prog, dir);
+		return -ENOENT;
+	}
+	if (initramfs_kernel_release(k->bzimage, k->kver, sizeof(k->kver))) {
+		fprintf(stderr, "%s: %s: cannot read the kernel release\n",
+			prog, k->bzimage);
+		return -EINVAL;
+	}
+	snprintf(order, sizeof(order), "%s/modules.order", real);
+	has_mods = !stat(order, &mo);
+	ret = kernel_cache(root, "/tree/", cache, sizeof(cache) - 300);
+	i = strlen(cache);
+	if (!ret && i + strlen(real) >= sizeof(cache))
+		ret = -ENAMETOOLONG;
+	if (ret) {
+		fprintf(stderr, "%s: --kernel-tree %s: cache path too long\n",
+			prog, dir);
+		return ret;
+	}
+	for (const char *p = real + 1; *p; p++)
+		cache[i++] = *p == '/' ? '_' : *p;
+	cache[i] = '\0';
+	snprintf(stamp, sizeof(stamp), "%lld.%09ld %lld.%09ld %s\n",
+		 (long long)bz.st_mtim.tv_sec, bz.st_mtim.tv_nsec,
+		 has_mods ? (long long)mo.st_mtim.tv_sec : 0LL,
+		 has_mods ? mo.st_mtim.tv_nsec : 0L, k->kver);
+	snprintf(stamp_path, sizeof(stamp_path), "%s/stamp", cache);
+	snprintf(k->mods_root, sizeof(k->mods_root), "%s/root", cache);
+	old = fs_read_file(stamp_path, 4096, NULL);
+	if (old && !strcmp(old, stamp)) {
+		free(old);
+		return 0;
+	}
+	free(old);
+	/* (re)install: into root.tmp, then renamed, so a failed install
+	 * leaves no half tree behind */
+	fs_rm_rf(cache);
+	snprintf(tmp, sizeof(tmp), "%s/root.tmp", cache);
+	if (fs_mkdir_p(tmp, 0755))
+		return -errno;
+	snprintf(log, sizeof(log), "%s/install.log", cache);
+	snprintf(mpath, sizeof(mpath), "INSTALL_MOD_PATH=%s", tmp);
+	if (has_mods) {
+		fprintf(stderr, "%s: installing the modules of %s into %s\n",
+			prog, real, cache);
+		ret = fs_run_cmd((char *const *)install_argv, log, log);
+		if (ret) {
+			char *l = fs_read_file(log, 4096, NULL);
+
+			fprintf(stderr, "%s: --kernel-tree %s: make modules_install failed: %s\n",
+				prog, dir, l ? l : "no output");
+			free(l);
+			fs_rm_rf(cache);
+			return -EIO;
+		}
+	}
+	if (rename(tmp, k->mods_root))
+		return -errno;
+	fd = open(stamp_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || fs_write_all(fd, stamp, strlen(stamp))) {
+		if (fd >= 0)
+			close(fd);
+		return -EIO;
+	}
+	close(fd);
+	return 0;
+}
+
 int guest_kernel_resolve(const char *prog, const struct guest_opts *o,
 			 const char *root, struct guest_kernel *k)
 {
 	int ret;
 
 	memset(k, 0, sizeof(*k));
-	if (o->kernel) {
+	if (o->kernel && o->tree) {
+		fprintf(stderr, "%s: --kernel and --kernel-tree name two kernels: give one\n",
+			prog);
+		return -EINVAL;
+	}
+	if (o->tree) {
+		ret = resolve_tree(prog, o->tree, root, k);
+		if (ret)
+			return ret;
+	} else if (o->kernel) {
 		ret = resolve_patched(prog, o->kernel, root, k);
 		if (ret == 1)
 			ret = resolve_debian(prog, o->kernel, root, k);
@@ -400,7 +529,8 @@ int guest_kernel_resolve(const char *prog, const struct guest_opts *o,
 	if (o->modules_dir)
 		snprintf(k->mods_root, sizeof(k->mods_root), "%s",
 			 o->modules_dir);
-	if (initramfs_kernel_release(k->bzimage, k->kver, sizeof(k->kver))) {
+	if (!o->tree &&
+	    initramfs_kernel_release(k->bzimage, k->kver, sizeof(k->kver))) {
 		fprintf(stderr, "%s: %s: cannot read the kernel release (not a bzImage?)\n",
 			prog, k->bzimage);
 		return -EINVAL;
@@ -424,6 +554,9 @@ bool guest_opt(int c, const char *arg, struct guest_opts *o)
 	case GUEST_OPT_KEEP:
 		o->keep = true;
 		return true;
+	case GUEST_OPT_TREE:
+		o->tree = arg;
+		return true;
 	}
 	return false;
 }
@@ -433,6 +566,10 @@ void guest_child_args(const struct guest_opts *o, char **argv, int *argc)
 	if (o->kernel) {
 		argv[(*argc)++] = "--kernel";
 		argv[(*argc)++] = (char *)o->kernel;
+	}
+	if (o->tree) {
+		argv[(*argc)++] = "--kernel-tree";
+		argv[(*argc)++] = (char *)o->tree;
 	}
 	if (o->modules_dir) {
 		argv[(*argc)++] = "--modules";

@@ -17,6 +17,7 @@ struct guest_opts {
 	const char *kernel;		/* --kernel: a bzImage, patched,
 					 * patched-kasan; NULL: the newest
 					 * /boot/vmlinuz-* */
+	const char *tree;		/* --kernel-tree: a built kernel tree */
 	const char *modules_dir;	/* --modules: holds lib/modules/KVER */
 	const char *boot_timeout;	/* --boot-timeout S (passed on) */
 	bool keep;			/* --keep (passed on) */
@@ -45,9 +46,10 @@ int guest_kernel_resolve(const char *prog, const struct guest_opts *o,
  * cases.  The values are clear of any command's own.
  */
 enum { GUEST_OPT_KERNEL = 0x4000, GUEST_OPT_MODULES, GUEST_OPT_BOOT_TIMEOUT,
-	GUEST_OPT_KEEP };
+	GUEST_OPT_KEEP, GUEST_OPT_TREE };
 #define GUEST_LONG_OPTIONS \
 	{ "kernel", required_argument, NULL, GUEST_OPT_KERNEL }, \
+	{ "kernel-tree", required_argument, NULL, GUEST_OPT_TREE }, \
 	{ "modules", required_argument, NULL, GUEST_OPT_MODULES }, \
 	{ "boot-timeout", required_argument, NULL, GUEST_OPT_BOOT_TIMEOUT }, \
 	{ "keep", no_argument, NULL, GUEST_OPT_KEEP }
@@ -56,7 +58,7 @@ enum { GUEST_OPT_KERNEL = 0x4000, GUEST_OPT_MODULES, GUEST_OPT_BOOT_TIMEOUT,
 bool guest_opt(int c, const char *arg, struct guest_opts *o);
 
 /* The most argv entries guest_child_args adds. */
-#define GUEST_CHILD_ARGS	7
+#define GUEST_CHILD_ARGS	9
 
 /* Append o's options for a child `usbrig` run to argv at *argc. */
 void guest_child_args(const struct guest_opts *o, char **argv, int *argc);

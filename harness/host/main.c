@@ -44,7 +44,8 @@ static const char usage[] =
 "  --kernel BZIMAGE     guest kernel (default: the newest /boot/vmlinuz-*);\n"
 "                       repeat it to run the suite on each kernel, then\n"
 "                       print each scenario's outcome side by side\n"
-"  --kernel patched     the kernel `make kernel` built from kernel-patch/:\n"
+"  --kernel patched     the kernel `make kernel` built from kernel-patch/\n"
+"                       (patched-6.12: `make kernel KVER=6.12`):\n"
 "                       build/kernel/bzImage and its modules (patched-kasan:\n"
 "                       build/kernel/kasan/, `make kernel-kasan`); the folder\n"
 "                       is $USBRIG_KERNEL_DIR when set\n"
@@ -52,6 +53,10 @@ static const char usage[] =
 "                       6.12.113+deb12; the newest that matches), fetched\n"
 "                       with apt-get download and unpacked into\n"
 "                       build/kernel/debian/, not installed\n"
+"  --kernel-tree DIR    a built kernel tree (or its O= folder): its\n"
+"                       arch/x86/boot/bzImage, its modules installed into\n"
+"                       build/kernel/tree/ when they changed (repeatable,\n"
+"                       with --kernel too)\n"
 "  --modules DIR        modules from DIR/lib/modules/VERSION (default: /)\n"
 "  --jobs N             N guests in parallel (default 1)\n"
 "  --shard K/N          run only slice K of N (1-based, by sorted name)\n"
@@ -83,6 +88,7 @@ static const char usage[] =
 
 struct opts {
 	const char *kernels[MAX_KERNELS];
+	bool is_tree[MAX_KERNELS];	/* --kernel-tree, not --kernel */
 	int n_kernels;
 	const char *modules_dir;
 	unsigned int jobs;
@@ -433,7 +439,7 @@ static int parse_uint_opt(const char *name, const char *s, unsigned int min,
 }
 
 enum {
-	OPT_KERNEL = 256, OPT_MODULES, OPT_JOBS, OPT_SHARD, OPT_FILTER,
+	OPT_KERNEL = 256, OPT_KERNEL_TREE, OPT_MODULES, OPT_JOBS, OPT_SHARD, OPT_FILTER,
 	OPT_JUNIT, OPT_TRANSCRIPT, OPT_BENCH, OPT_GADGET_ON_HOST,
 	OPT_PANIC_ON_OOPS, OPT_TIMEOUT,
 	OPT_BOOT_TIMEOUT, OPT_KEEP, OPT_CHECK, OPT_PLAN, OPT_HELP,
@@ -442,6 +448,7 @@ enum {
 
 static const struct option long_opts[] = {
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
+	{ "kernel-tree", required_argument, NULL, OPT_KERNEL_TREE },
 	{ "modules", required_argument, NULL, OPT_MODULES },
 	{ "jobs", required_argument, NULL, OPT_JOBS },
 	{ "shard", required_argument, NULL, OPT_SHARD },
@@ -469,11 +476,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	while ((c = getopt_long(argc, argv, "vj:", long_opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_KERNEL:
+		case OPT_KERNEL_TREE:
 			if (o->n_kernels == MAX_KERNELS) {
 				fprintf(stderr, "usbrig: --kernel %s: at most %d kernels in one run\n",
 					optarg, MAX_KERNELS);
 				return -EINVAL;
 			}
+			o->is_tree[o->n_kernels] = c == OPT_KERNEL_TREE;
 			o->kernels[o->n_kernels++] = optarg;
 			break;
 		case OPT_MODULES:
@@ -750,7 +759,8 @@ int main(int argc, char **argv)
 	}
 	for (k = 0; k < nk; k++) {
 		const struct guest_opts go = {
-			.kernel = o.kernels[k],
+			.kernel = o.is_tree[k] ? NULL : o.kernels[k],
+			.tree = o.is_tree[k] ? o.kernels[k] : NULL,
 			.modules_dir = o.modules_dir,
 		};
 
