@@ -66,6 +66,7 @@ struct events {
 	size_t n_kmsg, cap_kmsg;
 	size_t uev_mark, kmsg_mark;	/* first entries of this scenario */
 	unsigned long uev_dropped;
+	uint64_t uev_seqnum;	/* the highest SEQNUM received, ever */
 };
 
 extern struct events ev;
@@ -122,6 +123,15 @@ void trace_describe(const char *intf, const char *driver, char *buf,
 		    size_t size);
 const char *tr_event_name(enum tr_event e);
 
+/* ---- settle.c: the kernel is done matching an interface ---- */
+/*
+ * true when nothing the kernel still has to do can bind interface intf
+ * of usb_device dev (settle.c says why): why gets the evidence
+ * ("seqnum=N"); false when that cannot be shown yet, why gets what is
+ * missing.  Reads sysfs; pump events before calling it again.
+ */
+bool settle_done(const char *dev, const char *intf, char *why, size_t size);
+
 /* ---- proc.c: child processes ---- */
 struct proc_res {
 	int status;		/* exit status, 128+sig, or -1: timeout */
@@ -167,6 +177,7 @@ struct scenario_ctx {
 	bool server_dead;
 	char server_log[64];
 	uint64_t last_write_us;	/* 0: no write yet */
+	uint64_t last_attach_us;	/* 0: no attach yet */
 	char **mods_before;	/* /proc/modules at scenario start */
 	size_t n_mods_before;
 };
@@ -186,6 +197,9 @@ int usb_detach(struct scenario_ctx *s, struct gadget *g,
 	       uint64_t deadline_us, char *saw, size_t size);
 /* "3-1:1.0" for interface intf of the active configuration. */
 int usb_intf_name(const struct gadget *g, int intf, char *buf, size_t size);
+/* A small file in one read(2), trailing newlines and spaces cut: its
+ * length, or -errno. */
+int read_small(const char *path, char *buf, size_t size);
 /* The driver the sysfs link of device/interface `name` points to ("" none). */
 void usb_driver_of(const char *name, char *buf, size_t size);
 void modules_snapshot(char ***names, size_t *n);

@@ -136,6 +136,8 @@ static void uev_parse(const char *buf, size_t len, uint64_t t)
 
 		copy_field(u->name, sizeof(u->name), nm, strlen(nm));
 	}
+	if (u->seqnum > ev.uev_seqnum)
+		ev.uev_seqnum = u->seqnum;
 	ev.n_uev++;
 }
 

@@ -193,6 +193,7 @@ static int do_attach(struct step *s)
 		return bad_plan(s, "MODE is verify|no-verify|no-wait");
 	strfmt(s->desc, sizeof(s->desc), "attach %s (%s, %s)", g->id,
 		 g->busid, s->a[1].s);
+	cur->last_attach_us = now_us();
 	if (usb_attach(cur, g, mode, step_deadline(to), s->saw,
 		       sizeof(s->saw)))
 		return finish(s, 0);
@@ -698,7 +699,14 @@ static int do_expect_bound(struct step *s)
 	}
 	strfmt(s->desc, sizeof(s->desc), "%s bound to %s %s %lu ms", intf,
 		 drv, s->a[3].s, to);
-	if (!forever && cur->last_write_us && bind->t_us >= cur->last_write_us)
+	/* what made it bind: the later of the last write and the last
+	 * attach (a new_id written before the device came names no bind) */
+	if (!forever && cur->last_attach_us > cur->last_write_us &&
+	    bind->t_us >= cur->last_attach_us)
+		strfmt(s->extra, sizeof(s->extra), "attach_us=%llu",
+			 (unsigned long long)(bind->t_us - cur->last_attach_us));
+	else if (!forever && cur->last_write_us &&
+		 bind->t_us >= cur->last_write_us)
 		strfmt(s->extra, sizeof(s->extra), "latency_us=%llu",
 			 (unsigned long long)(bind->t_us - cur->last_write_us));
 	if (trace_confirm_bound(s, intf, drv, &probe_at))
@@ -746,7 +754,7 @@ static int do_expect_unbound(struct step *s)
 {
 	unsigned long intf_no, to;
 	struct gadget *g;
-	char intf[64] = "", path[PATH_MAX], link[64];
+	char intf[64] = "", path[PATH_MAX], link[64], why[256];
 	uint64_t deadline, start = now_us();
 	bool forever;
 
@@ -779,8 +787,17 @@ static int do_expect_unbound(struct step *s)
 		 s->a[2].s, to);
 	if (!forever)
 		return finish(s, 1);
-	while (now_us() < deadline) {
-		ev_pump(POLL_MS);
+	/*
+	 * Nothing binds for the window, or until the kernel has provably
+	 * finished matching the interface (settle.c), whichever is first.
+	 * The settle check comes before the look at the interface: a bind
+	 * the kernel made before it finished is then in sysfs already.
+	 */
+	for (;;) {
+		bool settled;
+
+		ev_pump(0);
+		settled = settle_done(g->dev, intf, why, sizeof(why));
 		usb_driver_of(intf, link, sizeof(link));
 		if (bind_since(intf, start) || link[0]) {
 			char tmp[AG_TEXT_MAX];
@@ -791,7 +808,20 @@ static int do_expect_unbound(struct step *s)
 				 tmp);
 			return finish(s, 0);
 		}
+		if (settled) {
+			strfmt(s->extra, sizeof(s->extra), "ended=settled after_ms=%llu %s",
+			       (unsigned long long)(now_us() - start) / 1000,
+			       why);
+			return finish(s, 1);
+		}
+		if (now_us() >= deadline)
+			break;
+		ev_pump(POLL_MS);
 	}
+	/* the window ran out: say why it could not end sooner */
+	out_diag("%s: matching not shown to be over: %s", intf, why);
+	strfmt(s->extra, sizeof(s->extra), "ended=window after_ms=%llu",
+	       (unsigned long long)(now_us() - start) / 1000);
 	return finish(s, 1);
 }
 

@@ -88,7 +88,7 @@ static const struct vhci_port *vhci_find(const struct vhci_port *p, int n,
 	return NULL;
 }
 
-static int read_file(const char *path, char *buf, size_t size)
+int read_small(const char *path, char *buf, size_t size)
 {
 	ssize_t n;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -130,7 +130,7 @@ int usb_intf_name(const struct gadget *g, int intf, char *buf, size_t size)
 		return -ENODEV;
 	strfmt(path, sizeof(path), "/sys/bus/usb/devices/%s/bConfigurationValue",
 		 g->dev);
-	n = read_file(path, val, sizeof(val));
+	n = read_small(path, val, sizeof(val));
 	if (n <= 0)
 		return -ENODEV;	/* gone, or not configured */
 	strfmt(buf, size, "%s:%s.%d", g->dev, val, intf);
@@ -158,7 +158,7 @@ static void server_log_tail(const struct scenario_ctx *s, char *buf,
 {
 	char log[4096];
 
-	if (read_file(s->server_log, log, sizeof(log)) <= 0) {
+	if (read_small(s->server_log, log, sizeof(log)) <= 0) {
 		strfmt(buf, size, "(no output)");
 		return;
 	}
@@ -215,7 +215,7 @@ int usb_server_start(struct scenario_ctx *s, char *saw, size_t size)
 
 	deadline = now_us() + SERVER_START_MS * 1000ull;
 	for (;;) {
-		if (read_file(port_file, val, sizeof(val)) > 0) {
+		if (read_small(port_file, val, sizeof(val)) > 0) {
 			s->server_port = atoi(val);
 			return 0;
 		}
@@ -274,7 +274,7 @@ static int attach_port_from_records(const struct gadget *g,
 
 		if (p < 0 || p >= VHCI_PORTS_MAX || used_before[p])
 			continue;
-		if (read_file(gl.gl_pathv[i], rec, sizeof(rec)) <= 0)
+		if (read_small(gl.gl_pathv[i], rec, sizeof(rec)) <= 0)
 			continue;
 		if (sscanf(rec, "%127s %31s %31s", host, tport, busid) != 3)
 			continue;
@@ -579,7 +579,7 @@ static void remove_dynamic_ids(void)
 		char ids[4096], rm[PATH_MAX], *line, *save = NULL;
 		int fd;
 
-		if (read_file(gl.gl_pathv[i], ids, sizeof(ids)) <= 0)
+		if (read_small(gl.gl_pathv[i], ids, sizeof(ids)) <= 0)
 			continue;
 		strfmt(rm, sizeof(rm), "%s", gl.gl_pathv[i]);
 		strcpy(strrchr(rm, '/') + 1, "remove_id");

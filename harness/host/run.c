@@ -103,6 +103,26 @@ struct job {
 	int dead_boots;		/* boots in a row where nothing began */
 };
 
+/* A growing list of measurements (bench). */
+struct samples {
+	long *v;
+	int n, cap;
+};
+
+static void samples_add(struct samples *sm, long x)
+{
+	if (sm->n == sm->cap) {
+		int cap = sm->cap ? sm->cap * 2 : 64;
+		long *n = realloc(sm->v, sizeof(*n) * (size_t)cap);
+
+		if (!n)
+			return;
+		sm->v = n;
+		sm->cap = cap;
+	}
+	sm->v[sm->n++] = x;
+}
+
 struct run {
 	struct scenario *const *sc;
 	int n;
@@ -117,8 +137,8 @@ struct run {
 	double busy;		/* sum over boots of last end - first begin */
 	int n_ended;
 	int n_boots_ended;
-	long *lat;
-	int n_lat, cap_lat;
+	struct samples lat;	/* new_id (bind) write -> bind, us */
+	struct samples attach_lat;	/* attach -> bind, us */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -716,20 +736,15 @@ static void finish(struct run *ru, struct job *j, int idx)
 	for (i = 0; i < res->n_subs; i++) {
 		const char *kv = res->subs[i].kv;
 		const char *p = kv ? strstr(kv, "latency_us=") : NULL;
+		const char *a = kv ? strstr(kv, "attach_us=") : NULL;
 
-		if (!p || res->subs[i].res != RP_PASS ||
-		    !write_latency(res->sc, res->subs[i].key))
+		if (res->subs[i].res != RP_PASS)
 			continue;
-		if (ru->n_lat == ru->cap_lat) {
-			int cap = ru->cap_lat ? ru->cap_lat * 2 : 64;
-			long *n = realloc(ru->lat, sizeof(*n) * (size_t)cap);
-
-			if (!n)
-				continue;
-			ru->lat = n;
-			ru->cap_lat = cap;
-		}
-		ru->lat[ru->n_lat++] = strtol(p + 11, NULL, 10);
+		if (p && write_latency(res->sc, res->subs[i].key))
+			samples_add(&ru->lat, strtol(p + 11, NULL, 10));
+		/* the agent's: the bind came after an attach, no write since */
+		if (a)
+			samples_add(&ru->attach_lat, strtol(a + 10, NULL, 10));
 	}
 }
 
@@ -1382,19 +1397,41 @@ static int cmp_long(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* One `bench: NAME latency median ... p95 ... max ... (n=N)` line. */
+static void bench_latency(struct report *r, const char *name,
+			  struct samples *sm)
+{
+	if (!sm->n) {
+		report_note(r, "bench: %s latency: no results", name);
+		return;
+	}
+	qsort(sm->v, (size_t)sm->n, sizeof(*sm->v), cmp_long);
+	report_note(r, "bench: %s latency median %.2fms p95 %.2fms max %.2fms (n=%d)",
+		    name, sm->v[(sm->n - 1) / 2] / 1000.0,
+		    sm->v[(sm->n * 95 + 99) / 100 - 1] / 1000.0,
+		    sm->v[sm->n - 1] / 1000.0, sm->n);
+}
+
 static void bench_report(struct run *ru, double wall)
 {
 	struct report *r = ru->r;
+	struct samples ms = { 0 };
 	double busy = 0;
-	int i, n_timed = 0;
+	int i, n_timed = 0, slowest = -1;
 
 	for (i = 0; i < ru->n; i++) {
 		const struct rp_result *res = report_result(r, i);
+		double t;
 
-		if (res->begun && res->ended) {
-			busy += res->t_end - res->t_begin;
-			n_timed++;
-		}
+		if (!res->begun || !res->ended)
+			continue;
+		t = res->t_end - res->t_begin;
+		busy += t;
+		n_timed++;
+		samples_add(&ms, (long)(t * 1000 + 0.5));
+		if (slowest < 0 || t > report_result(r, slowest)->t_end -
+		    report_result(r, slowest)->t_begin)
+			slowest = i;
 	}
 	report_note(r, "bench: wall %.1fs for %d scenario(s), %u job(s)",
 		    wall, ru->n, ru->n_jobs);
@@ -1404,21 +1441,19 @@ static void bench_report(struct run *ru, double wall)
 	if (n_timed)
 		report_note(r, "bench: per scenario %.2fs (mean of begin..end "
 			    "over %d)", busy / n_timed, n_timed);
+	if (ms.n) {
+		qsort(ms.v, (size_t)ms.n, sizeof(*ms.v), cmp_long);
+		report_note(r, "bench: per scenario median %.2fs max %.2fs (%s)",
+			    ms.v[(ms.n - 1) / 2] / 1000.0,
+			    ms.v[ms.n - 1] / 1000.0, ru->sc[slowest]->name);
+	}
+	free(ms.v);
 	if (n_timed > 1 && ru->n_jobs == 1)
 		report_note(r, "bench: marginal per scenario %.2fs ((wall - "
 			    "start to first) / %d)",
 			    (wall - ru->first_begin) / n_timed, n_timed);
-	if (ru->n_lat) {
-		qsort(ru->lat, (size_t)ru->n_lat, sizeof(*ru->lat), cmp_long);
-		report_note(r, "bench: new_id->bind latency median %.2fms p95 "
-			    "%.2fms max %.2fms (n=%d)",
-			    ru->lat[(ru->n_lat - 1) / 2] / 1000.0,
-			    ru->lat[(ru->n_lat * 95 + 99) / 100 - 1] / 1000.0,
-			    ru->lat[ru->n_lat - 1] / 1000.0, ru->n_lat);
-	} else {
-		report_note(r, "bench: new_id->bind latency: no latency_us "
-			    "results");
-	}
+	bench_latency(r, "new_id->bind", &ru->lat);
+	bench_latency(r, "attach->bind", &ru->attach_lat);
 }
 
 /* ---- the loop -------------------------------------------------------------- */
@@ -1536,6 +1571,7 @@ int run_suite(struct scenario *const *sc, int n, struct report *r,
 	free(ru.jobs);
 	free(pfd);
 	free(pj);
-	free(ru.lat);
+	free(ru.lat.v);
+	free(ru.attach_lat.v);
 	return ret;
 }
