@@ -731,6 +731,25 @@ fuzz-replay: $(FUZZ_BINS)
 check-fuzz:
 	$(MAKE) BUILD=$(BUILD)/asan SAN=1 fuzz-replay
 
+# ---- the CI pipelines (ci/) ----
+# check-ci: both pipeline files checked by the tools their hosts use:
+# ci/github-workflow.yml against GitHub's workflow schema
+# (@action-validator/cli), ci/gitlab-ci.yml parsed, expanded and checked
+# against GitLab's schema by gitlab-ci-local (4.60.0, the last one for
+# Debian's Node 20), which lists the jobs it would run.  Both come from
+# npm, installed when missing.  Running the GitLab jobs themselves:
+# `gitlab-ci-local --file ci/gitlab-ci.yml --force-shell-executor JOB`.
+GITLAB_CI_LOCAL := node $(shell npm root -g 2>/dev/null)/gitlab-ci-local/src/index.js
+
+.PHONY: check-ci
+check-ci:
+	@command -v action-validator >/dev/null || \
+		npm install -g --no-fund --no-audit @action-validator/cli
+	@[ -f "$$(npm root -g)/gitlab-ci-local/src/index.js" ] || \
+		npm install -g --no-fund --no-audit gitlab-ci-local@4.60.0
+	action-validator ci/github-workflow.yml
+	$(GITLAB_CI_LOCAL) --file ci/gitlab-ci.yml --list
+
 # ---- hostile devices against the guest kernel (docs/fuzzing.md) ----
 # fuzz-kernel: `usbrig fuzz` on the stock kernel for FUZZ_KERNEL_DURATION
 # seconds (FUZZ_KERNEL_SEED, FUZZ_KERNEL_JOBS guests): devices mutated from
