@@ -257,15 +257,6 @@ static int write_gadget(const char *path, const struct census_dev *d,
 	return ret;
 }
 
-static void put_run(FILE *f, const char *cmd, int within_s)
-{
-	char q[512];
-
-	if (plan_quote(q, sizeof(q), cmd) < 0)
-		q[0] = '\0';
-	fprintf(f, "run %s status any within %ds\n", q, within_s);
-}
-
 /*
  * The scenario of module m: its gadgets written beside it, `requires
  * module` for every module the devices' modaliases name (so the guest
@@ -356,7 +347,7 @@ static int gen_module(struct gen *g, const struct census_module *m,
 		if (plan->kind[k].planned && !plan->kind[k].unshaped[0])
 			last = k;
 	snprintf(cmd, sizeof(cmd), "sh %s begin %s", GUEST_PROBE, m->name);
-	put_run(f, cmd, 10 * sl);
+	repro_put_run(f, cmd, 10 * sl);
 	for (k = 0; k < CK_N; k++) {
 		const struct census_kind_plan *kp = &plan->kind[k];
 		const struct census_dev *s = &kp->dev, *t = &kp->twin;
@@ -369,30 +360,30 @@ static int gen_module(struct gen *g, const struct census_module *m,
 		fprintf(f, "\nattach d%d no-wait within %ds\n", k, 30 * sl);
 		snprintf(cmd, sizeof(cmd), "sh %s static %d %04x %04x",
 			 GUEST_PROBE, k, s->vid, s->pid);
-		put_run(f, cmd, 40 * sl);
+		repro_put_run(f, cmd, 40 * sl);
 		fprintf(f, "detach d%d within %ds\n", k, 20 * sl);
 		snprintf(cmd, sizeof(cmd), "sh %s unload", GUEST_PROBE);
-		put_run(f, cmd, 30 * sl);
+		repro_put_run(f, cmd, 30 * sl);
 		fprintf(f, "attach t%d no-wait within %ds\n", k, 30 * sl);
 		snprintf(cmd, sizeof(cmd), "sh %s newid %d %04x %04x %s%s",
 			 GUEST_PROBE, k, t->vid, t->pid, m->name, cls);
-		put_run(f, cmd, 40 * sl);
+		repro_put_run(f, cmd, 40 * sl);
 		fprintf(f, "detach t%d within %ds\n", k, 20 * sl);
 		fprintf(f, "attach t%d no-wait within %ds\n", k, 30 * sl);
 		snprintf(cmd, sizeof(cmd), "sh %s replug %d %04x %04x",
 			 GUEST_PROBE, k, t->vid, t->pid);
-		put_run(f, cmd, 30 * sl);
+		repro_put_run(f, cmd, 30 * sl);
 		fprintf(f, "detach t%d within %ds\n", k, 20 * sl);
 		if (k == last)
 			continue;	/* `end` unloads */
 		snprintf(cmd, sizeof(cmd), "sh %s unload", GUEST_PROBE);
-		put_run(f, cmd, 30 * sl);
+		repro_put_run(f, cmd, 30 * sl);
 	}
 	snprintf(cmd, sizeof(cmd), "sh %s end", GUEST_PROBE);
-	put_run(f, cmd, 20 * sl);
+	repro_put_run(f, cmd, 20 * sl);
 	fprintf(f, "save /tmp/census/report.txt report.txt\n");
 	snprintf(cmd, sizeof(cmd), "sh %s reset", GUEST_PROBE);
-	put_run(f, cmd, 10 * sl);
+	repro_put_run(f, cmd, 10 * sl);
 	if (fclose(f))
 		return -EIO;
 	return 0;
