@@ -396,7 +396,8 @@ static int make_dirs(struct gen *g)
 	static const char *const made[] = { "gadgets", "scenarios", NULL };
 	static const char *const old[] = { "census.md", "census.json",
 					   "census.xml", "run.ktap", "run.log",
-					   "run.xml", NULL };
+					   "run.xml", "retry.ktap", "retry.log",
+					   "retry.xml", NULL };
 	char path[PATH_MAX * 2];
 	FILE *f;
 	int ret;
@@ -427,8 +428,9 @@ static int make_dirs(struct gen *g)
 
 /* ---- running ---- */
 
+/* Run plans in a child `usbrig`, its account in OUT/TAG.{xml,ktap,log}. */
 static int run_child(const struct gen *g, const char *bin_dir,
-		     const struct census_plan *plans, int n)
+		     const struct census_plan *plans, int n, const char *tag)
 {
 	char usbrig[PATH_MAX + 16], save[PATH_MAX * 2], junit[PATH_MAX * 2];
 	char ktap[PATH_MAX * 2], log[PATH_MAX * 2], jobs[16];
@@ -443,9 +445,9 @@ static int run_child(const struct gen *g, const char *bin_dir,
 	}
 	snprintf(usbrig, sizeof(usbrig), "%s/usbrig", bin_dir);
 	snprintf(save, sizeof(save), "%s/saved", g->out);
-	snprintf(junit, sizeof(junit), "%s/run.xml", g->out);
-	snprintf(ktap, sizeof(ktap), "%s/run.ktap", g->out);
-	snprintf(log, sizeof(log), "%s/run.log", g->out);
+	snprintf(junit, sizeof(junit), "%s/%s.xml", g->out, tag);
+	snprintf(ktap, sizeof(ktap), "%s/%s.ktap", g->out, tag);
+	snprintf(log, sizeof(log), "%s/%s.log", g->out, tag);
 	snprintf(jobs, sizeof(jobs), "%u", g->o->jobs ? g->o->jobs : 1);
 	argv[a++] = usbrig;
 	guest_child_args(&g->o->guest, argv, &a);
@@ -475,6 +477,42 @@ static int run_child(const struct gen *g, const char *bin_dir,
 	ret = fs_run_cmd(argv, ktap, log);
 	free(argv);
 	free(paths);
+	return ret;
+}
+
+/*
+ * The modules whose device never enumerated (a `nodev` record) run once
+ * more, in fresh guests: in a long boot a device can fail to show up for
+ * an earlier module's sake (a probe that waits for good holds the hub's
+ * locks), and census-probe's `reset` ends such a boot.  What the second
+ * run records replaces the first's; a device that does not enumerate in a
+ * fresh guest either stays `no-device`.
+ */
+static int retry_nodev(const struct gen *g, const char *bin_dir,
+		       const struct census_plan *plans, int n)
+{
+	struct census_plan *again = calloc((size_t)n, sizeof(*again));
+	char path[PATH_MAX * 2], *text;
+	int m = 0, ret = 0;
+
+	if (!again)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/saved/census-%s/report.txt",
+			 g->out, plans[i].module);
+		text = fs_read_file(path, 1 << 20, NULL);
+		if (text && (!strncmp(text, "nodev ", 6) ||
+			     strstr(text, "\nnodev "))) {
+			again[m++] = plans[i];
+		}
+		free(text);
+	}
+	if (m) {
+		fprintf(stderr, "usbrig census: %d module(s) had no device; "
+			"running them again in fresh guests\n", m);
+		ret = run_child(g, bin_dir, again, m, "retry");
+	}
+	free(again);
 	return ret;
 }
 
@@ -543,8 +581,10 @@ int census_main(int argc, char **argv)
 		goto out;
 	}
 	if (!o.reread) {
-		int r = run_child(&g, bin_dir, plans, n);
+		int r = run_child(&g, bin_dir, plans, n, "run");
 
+		if (r >= 0)
+			r = retry_nodev(&g, bin_dir, plans, n);
 		if (r < 0) {
 			cerr("cannot run usbrig: %s", strerror(-r));
 			goto out;

@@ -24,6 +24,13 @@
 #define CENSUS_INTF_MAX		5	/* interfaces 0..4: `in` up to 04 */
 #define CENSUS_VID		0x1209	/* pid.codes: ids no table lists */
 #define CENSUS_PID_BASE		0xce00
+/*
+ * What census-probe.sh's `reset` marks in the kernel log before it ends a
+ * boot in which a device never enumerated (its NODEV_RESET): that crash is
+ * the census's own, no kernel report of the module's.
+ */
+#define CENSUS_NODEV_RESET \
+	"no device enumerated; ending this boot for a fresh guest"
 
 /* The kinds of match an alias makes (one gadget each per module). */
 enum census_kind {

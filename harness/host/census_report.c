@@ -48,6 +48,7 @@ struct row {
 	int kind;
 	struct phase_rec ph[CP_N];
 	bool newid_none, newid_wrote, removeid_none;
+	bool retried;			/* in a second run (retry.log) */
 	int newid_err;			/* 0, errno, -1 unknown */
 	char newid_path[160];
 	char st[48], nw[48], rp[48];	/* the outcomes */
@@ -389,6 +390,7 @@ struct run_info {
 	char name[80];
 	double time_s;
 	bool failed;
+	bool retried;			/* in retry.log: run a second time */
 	char crash[2048];
 	char fail[TEXT_MAX];
 };
@@ -402,12 +404,16 @@ static struct run_info *find_info(struct run_info *v, int n,
 	return NULL;
 }
 
-static void read_run(const char *out, struct run_info *v, int n)
+/* OUT/TAG.log and OUT/TAG.ktap (TAG: run, or retry for the second run of
+ * the modules that had no device): what they say of a module replaces
+ * what an earlier call read */
+static void read_run(const char *out, const char *tag, struct run_info *v,
+		     int n)
 {
 	char path[PATH_MAX * 2], *text, *line, *save = NULL;
 	char crash[2048] = "", fail[TEXT_MAX] = "";
 
-	snprintf(path, sizeof(path), "%s/run.log", out);
+	snprintf(path, sizeof(path), "%s/%s.log", out, tag);
 	text = fs_read_file(path, REPORT_MAX, NULL);
 	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -422,10 +428,11 @@ static void read_run(const char *out, struct run_info *v, int n)
 		if (ri) {
 			ri->time_s = t;
 			ri->failed = !strcmp(res, "FAIL");
+			ri->retried = !strcmp(tag, "retry");
 		}
 	}
 	free(text);
-	snprintf(path, sizeof(path), "%s/run.ktap", out);
+	snprintf(path, sizeof(path), "%s/%s.ktap", out, tag);
 	text = fs_read_file(path, REPORT_MAX, NULL);
 	save = NULL;
 	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
@@ -444,6 +451,9 @@ static void read_run(const char *out, struct run_info *v, int n)
 			   (sscanf(line, "ok %*d %79s", name) == 1 ||
 			    sscanf(line, "not ok %*d %79s", name) == 1)) {
 			ri = find_info(v, n, name);
+			/* census-probe's own end of a boot is no report */
+			if (strstr(crash, CENSUS_NODEV_RESET))
+				crash[0] = '\0';
 			if (ri) {
 				snprintf(ri->crash, sizeof(ri->crash), "%s",
 					 crash);
@@ -612,6 +622,25 @@ static void md_block(FILE *f, const char *text)
 	fprintf(f, "  ```\n\n");
 }
 
+/* The modules run a second time, in a fresh guest, because their device
+ * never enumerated in the first run's boot (census.c, retry_nodev()). */
+static void md_retried(FILE *f, const struct row *rows, int n)
+{
+	const struct census_plan *last = NULL;
+	int count = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (!rows[i].retried || rows[i].plan == last)
+			continue;
+		last = rows[i].plan;
+		fprintf(f, "%s%s", count++ ? ", " : "Run again in a fresh guest, "
+			"their device not enumerated in the first boot: ",
+			last->module);
+	}
+	if (count)
+		fprintf(f, ".\n\n");
+}
+
 static int write_md(const char *path, const char *kver, const struct row *rows,
 		    int n, int n_mod, double elapsed, unsigned int jobs)
 {
@@ -626,7 +655,9 @@ static int write_md(const char *path, const char *kver, const struct row *rows,
 	print_counts(f, "static", rows, n, 0);
 	print_counts(f, "new_id", rows, n, 1);
 	print_counts(f, "replug", rows, n, 2);
-	fprintf(f, "```\n\n## Findings\n\n");
+	fprintf(f, "```\n\n");
+	md_retried(f, rows, n);
+	fprintf(f, "## Findings\n\n");
 	for (int i = 0; i < n; i++) {
 		if (!rows[i].finding)
 			continue;
@@ -802,7 +833,8 @@ int census_report(const char *out, const char *kver,
 	for (int i = 0; i < n; i++)
 		snprintf(ri[i].name, sizeof(ri[i].name), "census-%s",
 			 plans[i].module);
-	read_run(out, ri, n);
+	read_run(out, "run", ri, n);
+	read_run(out, "retry", ri, n);
 	for (int i = 0; i < n; i++) {
 		struct row *mine = rows + nr;
 		struct row by_kind[CK_N];
@@ -829,6 +861,7 @@ int census_report(const char *out, const char *kver,
 			if (!plans[i].kind[k].planned)
 				continue;
 			r->time_s = ri[i].time_s / (planned ? planned : 1);
+			r->retried = ri[i].retried;
 			if (!have && !plans[i].kind[k].unshaped[0])
 				snprintf(r->harness, sizeof(r->harness),
 					 "no record came back%s%s",

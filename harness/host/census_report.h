@@ -28,7 +28,8 @@ struct census_plan {
 /*
  * Read OUT/saved/census-MOD/report.txt of every plan, the child run's
  * OUT/run.ktap (kernel reports of guests that died) and OUT/run.log
- * (times); write OUT/census.md, census.json and census.xml; print the
+ * (times), and for the plans retried, the second run's OUT/retry.ktap and
+ * OUT/retry.log instead; write OUT/census.md, census.json and census.xml; print the
  * counts.  With baseline (a census.json), compare.  Returns a
  * CENSUS_EXIT_* code.
  */

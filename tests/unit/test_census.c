@@ -233,6 +233,37 @@ static void test_gadgets(void **state)
 	}
 }
 
+/* OUT (a new folder in /tmp) and the plan of module foo_usb, one
+ * device-id alias, its saved/ folder made */
+static void plan_foo_usb(char *out, struct census_plan *plan)
+{
+	struct census_alias a;
+	char path[300];
+
+	assert_non_null(mkdtemp(out));
+	memset(plan, 0, sizeof(*plan));
+	snprintf(plan->module, sizeof(plan->module), "foo_usb");
+	plan->kind[CK_DEVICE].planned = true;
+	plan->kind[CK_DEVICE].newid_class = -1;
+	assert_int_equal(census_alias_parse(
+		"usb:v1234p5678d*dc*dsc*dp*ic*isc*ip*in*", &a), 0);
+	assert_int_equal(census_dev_of(&a, 0xce00,
+				       &plan->kind[CK_DEVICE].dev), 0);
+	assert_int_equal(census_twin_of(&a, 0xce00,
+					&plan->kind[CK_DEVICE].twin), 0);
+	snprintf(path, sizeof(path), "%s/saved/census-foo_usb", out);
+	assert_int_equal(fs_mkdir_p(path, 0755), 0);
+}
+
+/* OUT/rel, written */
+static void put_out(const char *out, const char *rel, const char *text)
+{
+	char path[300];
+
+	snprintf(path, sizeof(path), "%s/%s", out, rel);
+	write_file(path, text);
+}
+
 /*
  * A module whose table binds and whose new_id gives a probe error: the row
  * says so, and the finding carries both phases' kernel log, without the
@@ -242,25 +273,10 @@ static void test_report(void **state)
 {
 	char out[] = "/tmp/usbrig-census-XXXXXX", path[300], *json, *md;
 	struct census_plan plan;
-	struct census_alias a;
 
 	(void)state;
-	assert_non_null(mkdtemp(out));
-	memset(&plan, 0, sizeof(plan));
-	snprintf(plan.module, sizeof(plan.module), "foo_usb");
-	plan.kind[CK_DEVICE].planned = true;
-	plan.kind[CK_DEVICE].newid_class = -1;
-	assert_int_equal(census_alias_parse(
-		"usb:v1234p5678d*dc*dsc*dp*ic*isc*ip*in*", &a), 0);
-	assert_int_equal(census_dev_of(&a, 0xce00,
-				       &plan.kind[CK_DEVICE].dev), 0);
-	assert_int_equal(census_twin_of(&a, 0xce00,
-					&plan.kind[CK_DEVICE].twin), 0);
-	snprintf(path, sizeof(path), "%s/saved/census-foo_usb", out);
-	assert_int_equal(fs_mkdir_p(path, 0755), 0);
-	snprintf(path, sizeof(path), "%s/saved/census-foo_usb/report.txt",
-		 out);
-	write_file(path,
+	plan_foo_usb(out, &plan);
+	put_out(out, "saved/census-foo_usb/report.txt",
 		"intf static 0 00 ff 1-1:1.0 foo_usb\n"
 		"drivers static 0 usb:foo_usb\n"
 		"node static 0 /dev/foo0\n"
@@ -312,6 +328,64 @@ static void test_report(void **state)
 	fs_rm_rf(out);
 }
 
+/*
+ * A module whose device never enumerated in the first boot: census-probe's
+ * `reset` ended that boot (a crash that is no kernel report of the
+ * module's), and the second run, in a fresh guest, replaces the first's
+ * account; the table says it ran again.
+ */
+static void test_report_retry(void **state)
+{
+	char out[] = "/tmp/usbrig-census-XXXXXX", path[300], *json, *md;
+	struct census_plan plan;
+
+	(void)state;
+	plan_foo_usb(out, &plan);
+	put_out(out, "saved/census-foo_usb/report.txt",
+		"nodev static 0\nnodev newid 0\nnodev replug 0\ndmesg\n");
+	put_out(out, "run.log", "[1/1] FAIL census-foo_usb (41.0s)\n");
+	put_out(out, "run.ktap", "KTAP version 1\n1..1\n"
+		"# crash: Kernel panic - not syncing: sysrq triggered crash\n"
+		"# | usbrig-census: foo_usb: " CENSUS_NODEV_RESET "\n"
+		"# | sysrq: Trigger a crash\n"
+		"not ok 1 census-foo_usb\n");
+	assert_int_equal(census_report(out, "6.1.0-test", &plan, 1, 1.0, 1,
+				       NULL), CENSUS_EXIT_OK);
+	snprintf(path, sizeof(path), "%s/census.md", out);
+	md = fs_read_file(path, 1 << 20, NULL);
+	assert_non_null(md);
+	assert_null(strstr(md, "kernel report"));
+	assert_null(strstr(md, "Run again"));
+	assert_non_null(strstr(md, "| no-device |"));
+	free(md);
+
+	/* the second run: bound, in 5 s */
+	put_out(out, "saved/census-foo_usb/report.txt",
+		"intf static 0 00 ff 1-1:1.0 foo_usb\n"
+		"drivers static 0 usb:foo_usb\ndmesg\n");
+	put_out(out, "retry.log", "[1/1] PASS census-foo_usb (5.0s)\n");
+	put_out(out, "retry.ktap",
+		"KTAP version 1\n1..1\nok 1 census-foo_usb\n");
+	assert_int_equal(census_report(out, "6.1.0-test", &plan, 1, 1.0, 1,
+				       NULL), CENSUS_EXIT_OK);
+	snprintf(path, sizeof(path), "%s/census.md", out);
+	md = fs_read_file(path, 1 << 20, NULL);
+	assert_non_null(md);
+	assert_non_null(strstr(md, "Run again in a fresh guest, their device "
+				   "not enumerated in the first boot: "
+				   "foo_usb.\n"));
+	assert_non_null(strstr(md, "| foo_usb | device-id | usb:foo_usb | usb "
+				   "| bound |"));
+	assert_non_null(strstr(md, "| 5.0 |"));
+	free(md);
+	snprintf(path, sizeof(path), "%s/census.json", out);
+	json = fs_read_file(path, 1 << 20, NULL);
+	assert_non_null(json);
+	assert_non_null(strstr(json, "\"static\": \"bound\""));
+	free(json);
+	fs_rm_rf(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -320,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_gadgets),
 		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_report_retry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
