@@ -32,6 +32,7 @@
 #include "scenario.h"
 
 #define EXIT_USAGE	2
+#define EXIT_UNTESTED	125	/* git bisect run: cannot test */
 
 static const char usage[] =
 "usage: usbrig [options] SCENARIO|DIR...\n"
@@ -81,7 +82,8 @@ static const char usage[] =
 "  --version            print \"usbrig VERSION\" and exit\n"
 "\n"
 "Exit status: 0 nothing failed, 1 something failed, 2 bad usage or a\n"
-"scenario that does not load.\n";
+"scenario that does not load, 125 the guest never ran a scenario (it did\n"
+"not boot: cannot test, for git bisect run).\n";
 
 /* --kernel is repeatable: the suite runs on each, then side by side */
 #define MAX_KERNELS	8
@@ -594,6 +596,26 @@ static const char *res_word(enum rp_res res)
 }
 
 /*
+ * No scenario of the run began (none skipped): the guest never reached
+ * the agent, so nothing about the kernel's behaviour was learnt.
+ */
+static bool never_began(struct report *r)
+{
+	int n = report_count(r), tried = 0;
+
+	for (int i = 0; i < n; i++) {
+		const struct rp_result *res = report_result(r, i);
+
+		if (res->res == RP_SKIP)
+			continue;
+		if (res->begun)
+			return false;
+		tried++;
+	}
+	return tried > 0;
+}
+
+/*
  * After the per-kernel KTAP: every scenario's outcome per kernel, as "# "
  * lines, then the scenarios whose outcome differs (a skip is not a
  * difference: the scenario says which kernels it is for).  The last line
@@ -664,6 +686,7 @@ int main(int argc, char **argv)
 	struct run_opts rn;
 	int i, k, nk = 0, n = 0, errors = 0, ret = EXIT_USAGE;
 	int passed, failed, skipped;
+	bool untested = false;
 	ssize_t len;
 
 	if (argc > 1 && !strcmp(argv[1], "repro"))
@@ -820,9 +843,17 @@ int main(int argc, char **argv)
 		run_suite(sc, n, r[k], &rn);
 		report_finish(r[k]);
 		report_counts(r[k], &passed, &failed, &skipped);
-		if (failed)
+		if (never_began(r[k])) {
+			fprintf(stderr, "usbrig: kernel %s ran no scenario: cannot test (exit %d)\n",
+				kernel_label(&o, gk, k), EXIT_UNTESTED);
+			untested = true;
+		} else if (failed) {
 			ret = 1;
+		}
 	}
+	/* a failure seen on one kernel outweighs another that cannot run */
+	if (untested && !ret)
+		ret = EXIT_UNTESTED;
 	if (nk > 1)
 		side_by_side(stdout, &o, gk, r, nk);
 	if (o.junit) {

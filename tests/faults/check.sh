@@ -10,7 +10,8 @@
 #   guest-hang       the guest hangs without a word (every CPU spinning)
 # Each fault must fail with its cause in the report, each good neighbour
 # pass, the JUnit file must be there with all eight, and the run must end
-# within the scenarios' own timeouts (plus boots).  Exit 0 when all hold.
+# within the scenarios' own timeouts (plus boots).  Then a guest that
+# never boots: exit 125 (cannot test).  Exit 0 when all hold.
 
 set -u
 usbrig=$1
@@ -82,5 +83,20 @@ for f in $faults; do
 		no "after-$f did not pass: a fault leaked into its neighbour"
 	fi
 done
-say "$((8 - bad)) of 8 held, $took s; KTAP $out/faults.ktap"
+
+# a guest that never boots (here: a boot limit no kernel meets) is no
+# failure of the kernel under test but "cannot test", 125 as `git bisect
+# run` wants it, with its JUnit still written
+rm -f "$out/no-boot.xml"
+timeout 120 "$usbrig" --boot-timeout 2 --junit "$out/no-boot.xml" \
+	"$here/good.scenario" >"$out/no-boot.ktap" 2>"$out/no-boot.log"
+rc=$?
+if [ $rc -ne 125 ]; then
+	no "a guest that does not boot: usbrig exited $rc (want 125)"
+elif ! grep -q "did not run" "$out/no-boot.xml" 2>/dev/null; then
+	no "a guest that does not boot: no JUnit saying the scenario did not run"
+else
+	say "a guest that does not boot: exit 125, JUnit written"
+fi
+say "$((9 - bad)) of 9 held, $took s; KTAP $out/faults.ktap"
 [ $bad -eq 0 ]
