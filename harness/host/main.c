@@ -583,18 +583,6 @@ static const char *kernel_label(const struct opts *o,
 	return o->kernels[k] ? o->kernels[k] : gk[k].kver;
 }
 
-static const char *res_word(enum rp_res res)
-{
-	switch (res) {
-	case RP_PASS:
-		return "ok";
-	case RP_SKIP:
-		return "skip";
-	default:
-		return "FAIL";
-	}
-}
-
 /*
  * No scenario of the run began (none skipped): the guest never reached
  * the agent, so nothing about the kernel's behaviour was learnt.
@@ -613,62 +601,6 @@ static bool never_began(struct report *r)
 		tried++;
 	}
 	return tried > 0;
-}
-
-/*
- * After the per-kernel KTAP: every scenario's outcome per kernel, as "# "
- * lines, then the scenarios whose outcome differs (a skip is not a
- * difference: the scenario says which kernels it is for).  The last line
- * totals the runs, as the one-kernel run's does.
- */
-static void side_by_side(FILE *f, const struct opts *o,
-			 const struct guest_kernel *gk,
-			 struct report *const *r, int nk)
-{
-	int n = report_count(r[0]), w = 8, i, k, differ = 0;
-	int p = 0, fl = 0, s = 0;
-
-	for (i = 0; i < n; i++) {
-		int len = (int)strlen(report_result(r[0], i)->sc->name);
-
-		w = len > w ? len : w;
-	}
-	fprintf(f, "# side by side:\n# %-*s", w, "scenario");
-	for (k = 0; k < nk; k++)
-		fprintf(f, "  %s", kernel_label(o, gk, k));
-	fputc('\n', f);
-	for (i = 0; i < n; i++) {
-		enum rp_res first = RP_NONE;
-		bool diff = false;
-
-		fprintf(f, "# %-*s", w, report_result(r[0], i)->sc->name);
-		for (k = 0; k < nk; k++) {
-			enum rp_res res = report_result(r[k], i)->res;
-			int cw = k + 1 < nk ?
-				 (int)strlen(kernel_label(o, gk, k)) : 0;
-
-			fprintf(f, "  %-*s", cw, res_word(res));
-			if (res == RP_SKIP)
-				continue;
-			if (first == RP_NONE)
-				first = res;
-			else if (res != first)
-				diff = true;
-		}
-		fputs(diff ? "  <- differs\n" : "\n", f);
-		differ += diff;
-	}
-	fprintf(f, "# %d of %d scenario(s) differ between the kernels\n",
-		differ, n);
-	for (k = 0; k < nk; k++) {
-		int kp, kf, ks;
-
-		report_counts(r[k], &kp, &kf, &ks);
-		p += kp;
-		fl += kf;
-		s += ks;
-	}
-	fprintf(f, "%d passed, %d failed, %d skipped\n", p, fl, s);
 }
 
 int main(int argc, char **argv)
@@ -855,7 +787,8 @@ int main(int argc, char **argv)
 	if (untested && !ret)
 		ret = EXIT_UNTESTED;
 	if (nk > 1)
-		side_by_side(stdout, &o, gk, r, nk);
+		report_side_by_side(stdout, (const struct report *const *)r,
+				    nk);
 	if (o.junit) {
 		int jr = report_write_junit_all((const struct report *const *)r,
 						nk, o.junit);

@@ -868,6 +868,54 @@ static const char *res_word(enum rp_res r)
 	       r == RP_SKIP ? "skip" : "no result";
 }
 
+void report_side_by_side(FILE *f, const struct report *const *r, int nk)
+{
+	int n = r[0]->n, w = 8, i, k, differ = 0;
+	int p = 0, fl = 0, s = 0;
+
+	for (i = 0; i < n; i++) {
+		int len = (int)strlen(r[0]->res[i].sc->name);
+
+		w = len > w ? len : w;
+	}
+	fprintf(f, "# side by side:\n# %-*s", w, "scenario");
+	for (k = 0; k < nk; k++)
+		fprintf(f, "  %s", r[k]->o.kernel ? r[k]->o.kernel : "?");
+	fputc('\n', f);
+	for (i = 0; i < n; i++) {
+		enum rp_res first = RP_NONE;
+		bool diff = false;
+
+		fprintf(f, "# %-*s", w, r[0]->res[i].sc->name);
+		for (k = 0; k < nk; k++) {
+			enum rp_res res = r[k]->res[i].res;
+			int cw = k + 1 < nk && r[k]->o.kernel ?
+				 (int)strlen(r[k]->o.kernel) : 0;
+
+			fprintf(f, "  %-*s", cw, res_word(res));
+			if (res == RP_SKIP)
+				continue;
+			if (first == RP_NONE)
+				first = res;
+			else if (res != first)
+				diff = true;
+		}
+		fputs(diff ? "  <- differs\n" : "\n", f);
+		differ += diff;
+	}
+	fprintf(f, "# %d of %d scenario(s) differ between the kernels\n",
+		differ, n);
+	for (k = 0; k < nk; k++) {
+		int kp, kf, ks;
+
+		report_counts(r[k], &kp, &kf, &ks);
+		p += kp;
+		fl += kf;
+		s += ks;
+	}
+	fprintf(f, "%d passed, %d failed, %d skipped\n", p, fl, s);
+}
+
 /* What happened, step by step (system-out, and a failure's body). */
 static void step_log(struct sbuf *b, const struct rp_result *res)
 {

@@ -119,6 +119,15 @@ void report_note(struct report *r, const char *fmt, ...)
 void report_counts(const struct report *r, int *passed, int *failed,
 		   int *skipped);
 
+/*
+ * After the per-kernel KTAP of a run on several kernels (r[k], the same
+ * scenarios each, labelled by their opts.kernel): every scenario's outcome
+ * per kernel as "# " lines, then the number whose outcome differs (a skip
+ * is no difference: the scenario says which kernels it is for), and the
+ * totals of all the runs as the last line, as a one-kernel run's.
+ */
+void report_side_by_side(FILE *f, const struct report *const *r, int nk);
+
 /* Write JUnit XML of all results. 0 or -errno. */
 int report_write_junit(const struct report *r, const char *path);
 /* The same for one run per kernel: a testsuite each, the kernel (the
