@@ -19,6 +19,7 @@ const struct fn_ops *const fn_list[] = {
 	&fn_ftdi_ops,
 	&fn_pl2303_ops,
 	&fn_zero_ops,
+	&fn_ether_ops,
 	NULL,
 };
 

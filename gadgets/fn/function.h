@@ -69,6 +69,7 @@ extern const struct fn_ops fn_acm_ops;
 extern const struct fn_ops fn_ftdi_ops;
 extern const struct fn_ops fn_pl2303_ops;
 extern const struct fn_ops fn_zero_ops;
+extern const struct fn_ops fn_ether_ops;
 
 /* ---- options: `key value...` lines of the script's function block ---- */
 const struct gd_fn_opt *fn_opt(const struct gd_device *model,

@@ -165,6 +165,19 @@ bool fx_is_done(const struct fx *fx, const struct urb *urb)
 	return false;
 }
 
+void fx_expect_ok(struct fx *fx, const struct urb *u, uint32_t actual)
+{
+	assert_true(fx_is_done(fx, u));
+	assert_int_equal(u->status, 0);
+	assert_int_equal(u->actual_length, actual);
+}
+
+void fx_expect_stall(struct fx *fx, const struct urb *u)
+{
+	assert_true(fx_is_done(fx, u));
+	assert_int_equal(u->status, -EPIPE);
+}
+
 /* ---- the event loop ---- */
 
 void fx_run_until_done(struct fx *fx, const struct urb *urb)

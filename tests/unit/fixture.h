@@ -82,6 +82,10 @@ struct urb *fx_ctrl(struct fx *fx, uint8_t type, uint8_t req,
 struct urb *fx_submit(struct fx *fx, struct urb *urb);
 /* Has the host seen urb complete? */
 bool fx_is_done(const struct fx *fx, const struct urb *urb);
+/* Assert that urb completed with status 0 and actual bytes. */
+void fx_expect_ok(struct fx *fx, const struct urb *u, uint32_t actual);
+/* Assert that urb completed with a STALL (-EPIPE). */
+void fx_expect_stall(struct fx *fx, const struct urb *u);
 
 /* ---- the event loop ---- */
 /* Run the loop until urb completes; fails the test after 2 s. */
