@@ -180,7 +180,7 @@ static int acm_control(struct gdev *dev, const struct usb_setup *s,
 	if (s->bmRequestType & USB_DIR_IN)
 		return -EPIPE;
 	/* 0xffff: until SEND_BREAK 0; else wValue ms, taken as done */
-	l = &a->cdc.port.line;
+	l = &a->cdc.pipe.port.line;
 	ser_line_set_break(l, s->wValue != 0);
 	if (s->wValue != 0xffff)
 		l->brk = false;

@@ -137,33 +137,12 @@ static const struct ftdi_chip *ftdi_chip(uint16_t bcd)
 	return NULL;
 }
 
-/* The first interface with a bulk IN and a bulk OUT endpoint. */
-static const struct gd_alt *ftdi_find(const struct gd_device *m,
-				      const struct gd_endpoint **in,
-				      const struct gd_endpoint **out)
-{
-	const struct gd_alt *alt;
-	size_t c, i;
-
-	for (c = 0; c < m->n_configs; c++) {
-		for (i = 0; i < m->configs[c].n_alts; i++) {
-			alt = &m->configs[c].alts[i];
-			if (alt->bAlternateSetting)
-				continue;
-			*in = fn_alt_ep(alt, USB_ENDPOINT_XFER_BULK, true);
-			*out = fn_alt_ep(alt, USB_ENDPOINT_XFER_BULK, false);
-			if (*in && *out)
-				return alt;
-		}
-	}
-	return NULL;
-}
-
 static int ftdi_validate(const struct gd_device *m, struct script_error *err)
 {
 	static const char *const keys[] = { "modem-status", "latency",
 					    SER_COMMON_KEYS, NULL };
 	const struct gd_endpoint *in, *out;
+	struct ser_eps e;
 	uint64_t v;
 	int rc;
 
@@ -184,9 +163,11 @@ static int ftdi_validate(const struct gd_device *m, struct script_error *err)
 		return fn_opt_error(m, NULL, err,
 				    "bcdDevice 0x%04x is no FTDI type this function models (ftdi_sio takes the type from it): use 0x0200 FT232A, 0x0400 FT232B, 0x0500 FT2232C, 0x0600 FT232R, 0x0700 FT2232H, 0x0800 FT4232H, 0x0900 FT232H, 0x1000 FT-X",
 				    m->bcdDevice);
-	if (!ftdi_find(m, &in, &out))
+	if (ser_find_eps(m, false, &e))
 		return fn_opt_error(m, NULL, err,
 				    "needs an interface with a bulk IN and a bulk OUT endpoint");
+	in = e.in;
+	out = e.out;
 	if ((in->wMaxPacketSize & 0x7ff) != (out->wMaxPacketSize & 0x7ff))
 		return fn_opt_error(m, NULL, err,
 				    "endpoints 0x%02x and 0x%02x: give both the same wMaxPacketSize (ftdi_sio frames IN data by the last endpoint's)",
@@ -212,8 +193,8 @@ static void ftdi_state_init(struct ftdi *f)
 static int ftdi_attach(struct gdev *dev)
 {
 	const struct gd_device *m = dev->model;
-	const struct gd_endpoint *in, *out;
 	struct script_error err;
+	struct ser_eps e;
 	struct ftdi *f;
 	uint64_t v;
 	int rc;
@@ -222,14 +203,14 @@ static int ftdi_attach(struct gdev *dev)
 	if (!f)
 		return -ENOMEM;
 	f->chip = ftdi_chip(m->bcdDevice);
-	if (!f->chip || !ftdi_find(m, &in, &out)) {
+	if (!f->chip || ser_find_eps(m, false, &e)) {
 		/* validate() accepted the script: cannot happen */
 		free(f);
 		return -EINVAL;
 	}
-	f->ep_in = in->bEndpointAddress;
-	f->ep_out = out->bEndpointAddress;
-	f->mps = in->wMaxPacketSize & 0x7ff;
+	f->ep_in = e.in->bEndpointAddress;
+	f->ep_out = e.out->bEndpointAddress;
+	f->mps = e.in->wMaxPacketSize & 0x7ff;
 	fn_opt_u64(m, "modem-status", 0x30, 0xff, 0, &v, &err);
 	f->modem = v & FTDI_B0_LINES;
 	fn_opt_u64(m, "latency", FTDI_LATENCY_DEFAULT, 255, 0, &v, &err);

@@ -68,6 +68,9 @@ extern const struct fn_ops fn_msc_ops;
 extern const struct fn_ops fn_acm_ops;
 extern const struct fn_ops fn_ftdi_ops;
 extern const struct fn_ops fn_pl2303_ops;
+extern const struct fn_ops fn_cp210x_ops;
+extern const struct fn_ops fn_ch341_ops;
+extern const struct fn_ops fn_mct_u232_ops;
 extern const struct fn_ops fn_zero_ops;
 extern const struct fn_ops fn_ether_ops;
 

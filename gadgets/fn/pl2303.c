@@ -4,10 +4,7 @@
  * pl2303 driver drives it (drivers/usb/serial/pl2303.c and pl2303.h are
  * the reference for every request and bit used here).
  *
- * Why pl2303 and not cp210x: cp210x binds with no answers at all (its
- * attach only logs failed reads), but its open needs exact-length register
- * reads and its data path escapes 0xec bytes in event-insertion mode; the
- * pl2303 driver needs an interrupt IN endpoint and a descriptor shape it
+ * The pl2303 driver needs an interrupt IN endpoint and a descriptor shape it
  * recognises to bind (pl2303_detect_type(): bMaxPacketSize0 64, bcdUSB
  * 0x0110 gives an HX), a one-byte answer to its vendor reads, CDC-style
  * line requests, and then plain bulk data.
@@ -71,35 +68,11 @@ _Static_assert(PL_SET_CONTROL == USB_CDC_REQ_SET_CONTROL_LINE_STATE,
 _Static_assert(PL_CONTROL_DTR == USB_CDC_CTRL_DTR, "pl2303 line requests");
 _Static_assert(PL_CONTROL_RTS == USB_CDC_CTRL_RTS, "pl2303 line requests");
 
-struct pl2303_eps {
-	const struct gd_endpoint *irq, *in, *out;
-};
 
 struct pl2303 {
 	uint8_t regs[256];
 	struct ser_cdc cdc;
 };
-
-/* The first interface with an interrupt IN and a bulk pair. */
-static int pl2303_find(const struct gd_device *m, struct pl2303_eps *e)
-{
-	const struct gd_alt *alt;
-	size_t c, i;
-
-	for (c = 0; c < m->n_configs; c++) {
-		for (i = 0; i < m->configs[c].n_alts; i++) {
-			alt = &m->configs[c].alts[i];
-			if (alt->bAlternateSetting)
-				continue;
-			e->irq = fn_alt_ep(alt, USB_ENDPOINT_XFER_INT, true);
-			e->in = fn_alt_ep(alt, USB_ENDPOINT_XFER_BULK, true);
-			e->out = fn_alt_ep(alt, USB_ENDPOINT_XFER_BULK, false);
-			if (e->irq && e->in && e->out)
-				return 0;
-		}
-	}
-	return -ENODEV;
-}
 
 static int pl2303_serial_state_opt(const struct gd_device *m, int *state,
 				   struct script_error *err)
@@ -113,14 +86,14 @@ static int pl2303_validate(const struct gd_device *m,
 {
 	static const char *const keys[] = { "serial-state", SER_COMMON_KEYS,
 					    NULL };
-	struct pl2303_eps e;
+	struct ser_eps e;
 	int state, rc;
 
 	rc = fn_opt_only(m, keys, err) ?: ser_opts_check(m, err) ?:
 	     pl2303_serial_state_opt(m, &state, err);
 	if (rc)
 		return rc;
-	if (pl2303_find(m, &e))
+	if (ser_find_eps(m, true, &e))
 		return fn_opt_error(m, NULL, err,
 				    "needs an interface with an interrupt IN, a bulk IN and a bulk OUT endpoint (pl2303 insists on the interrupt one)");
 	return fn_ep_check_free(m, e.irq, "status endpoint", err) ?:
@@ -150,14 +123,14 @@ static uint32_t pl2303_decode_baud(const uint8_t *b)
 static int pl2303_attach(struct gdev *dev)
 {
 	struct script_error err;
-	struct pl2303_eps e;
+	struct ser_eps e;
 	struct pl2303 *p;
 	int rc;
 
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	if (pl2303_find(dev->model, &e) ||
+	if (ser_find_eps(dev->model, true, &e) ||
 	    pl2303_serial_state_opt(dev->model, &p->cdc.serial_state, &err)) {
 		/* validate() accepted the script: cannot happen */
 		free(p);
@@ -247,8 +220,8 @@ static int pl2303_control(struct gdev *dev, const struct usb_setup *s,
 
 	if (s->bmRequestType & USB_DIR_IN)
 		return -EPIPE;
-	ser_line_set_break(&p->cdc.port.line, s->wValue == PL_BREAK_ON);
-	ser_line_log("pl2303", &p->cdc.port.line);
+	ser_line_set_break(&p->cdc.pipe.port.line, s->wValue == PL_BREAK_ON);
+	ser_line_log("pl2303", &p->cdc.pipe.port.line);
 	return 0;
 }
 

@@ -376,6 +376,103 @@ struct urb *ser_port_unlink(struct ser_port *p, uint32_t seqnum)
 	return urb;
 }
 
+/* ---- endpoints ---- */
+
+int ser_find_eps(const struct gd_device *m, bool irq, struct ser_eps *e)
+{
+	const struct gd_alt *alt;
+	size_t c, i;
+
+	for (c = 0; c < m->n_configs; c++) {
+		for (i = 0; i < m->configs[c].n_alts; i++) {
+			alt = &m->configs[c].alts[i];
+			if (alt->bAlternateSetting)
+				continue;
+			e->alt = alt;
+			e->irq = irq ? fn_alt_ep(alt, USB_ENDPOINT_XFER_INT,
+						 true) : NULL;
+			e->in = fn_alt_ep(alt, USB_ENDPOINT_XFER_BULK, true);
+			e->out = fn_alt_ep(alt, USB_ENDPOINT_XFER_BULK, false);
+			if ((e->irq || !irq) && e->in && e->out)
+				return 0;
+		}
+	}
+	return -ENODEV;
+}
+
+/* ---- the bulk pair ---- */
+
+int ser_pipe_init(struct ser_pipe *sp, const struct gd_device *model,
+		  const struct gd_endpoint *in, const struct gd_endpoint *out)
+{
+	sp->in_addr = in->bEndpointAddress;
+	sp->out_addr = out->bEndpointAddress;
+	gdev_urbq_init(&sp->in);
+	gdev_urbq_init(&sp->idle);
+	return ser_port_init(&sp->port, model);
+}
+
+void ser_pipe_release(struct gdev *dev, struct ser_pipe *sp,
+		      void (*free_urb)(struct urb *urb))
+{
+	gdev_urbq_free(&sp->in, free_urb);
+	gdev_urbq_free(&sp->idle, free_urb);
+	ser_port_release(dev, &sp->port, free_urb);
+}
+
+void ser_pipe_reset(struct gdev *dev, struct ser_pipe *sp)
+{
+	gdev_urbq_flush(dev, &sp->in, -ESHUTDOWN);
+	gdev_urbq_flush(dev, &sp->idle, -ESHUTDOWN);
+	ser_port_reset(dev, &sp->port);
+}
+
+void ser_pipe_kick(struct gdev *dev, struct ser_pipe *sp)
+{
+	bool progress;
+	struct urb *urb;
+	size_t n;
+
+	do {
+		progress = false;
+		ser_port_pump(dev, &sp->port);
+		while (sp->in.head && ser_port_pending(&sp->port)) {
+			urb = gdev_urbq_pop(&sp->in);
+			n = sp->fill ? sp->fill(sp, urb->buf, urb->length) :
+			    ser_port_take(&sp->port, urb->buf, urb->length);
+			gdev_complete(dev, urb, 0, n);
+			progress = true;
+		}
+	} while (progress);
+}
+
+int ser_pipe_submit(struct gdev *dev, struct ser_pipe *sp, struct urb *urb)
+{
+	uint8_t addr = urb->ep | (urb->dir_in ? USB_DIR_IN : 0);
+
+	if (addr == sp->out_addr) {
+		ser_port_submit_out(dev, &sp->port, urb);
+	} else if (addr == sp->in_addr) {
+		gdev_urbq_push(&sp->in, urb);
+	} else if (sp->idle_addr && addr == sp->idle_addr) {
+		gdev_urbq_push(&sp->idle, urb);
+		return 0;
+	} else {
+		return -ENOENT;
+	}
+	ser_pipe_kick(dev, sp);
+	return 0;
+}
+
+struct urb *ser_pipe_unlink(struct ser_pipe *sp, uint32_t seqnum)
+{
+	struct urb *urb = gdev_urbq_remove(&sp->in, seqnum);
+
+	if (!urb)
+		urb = gdev_urbq_remove(&sp->idle, seqnum);
+	return urb ? urb : ser_port_unlink(&sp->port, seqnum);
+}
+
 /* ---- notifications ---- */
 
 void ser_notify_init(struct ser_notify *nq, uint16_t mps)
@@ -475,66 +572,36 @@ int ser_cdc_init(struct ser_cdc *c, const struct gd_device *model)
 {
 	int rc;
 
-	rc = ser_port_init(&c->port, model);
+	rc = ser_pipe_init(&c->pipe, model, c->in_ep, c->out_ep);
 	if (rc)
 		return rc;
 	ser_cdc_coding_init(c);
 	ser_notify_init(&c->notify, c->notify_ep->wMaxPacketSize);
-	gdev_urbq_init(&c->in);
 	return 0;
 }
 
 void ser_cdc_release(struct gdev *dev, struct ser_cdc *c,
 		     void (*free_urb)(struct urb *urb))
 {
-	gdev_urbq_free(&c->in, free_urb);
 	ser_notify_clear(dev, &c->notify, 0, free_urb);
-	ser_port_release(dev, &c->port, free_urb);
+	ser_pipe_release(dev, &c->pipe, free_urb);
 }
 
 void ser_cdc_reset(struct gdev *dev, struct ser_cdc *c)
 {
-	gdev_urbq_flush(dev, &c->in, -ESHUTDOWN);
 	ser_notify_clear(dev, &c->notify, -ESHUTDOWN, NULL);
-	ser_port_reset(dev, &c->port);
+	ser_pipe_reset(dev, &c->pipe);
 	ser_cdc_coding_init(c);
-}
-
-/* Serve the data IN URBs from the queue, refilling it from OUT data. */
-static void ser_cdc_kick(struct gdev *dev, struct ser_cdc *c)
-{
-	bool progress;
-	struct urb *urb;
-	size_t n;
-
-	do {
-		progress = false;
-		ser_port_pump(dev, &c->port);
-		while (c->in.head && ser_port_pending(&c->port)) {
-			urb = gdev_urbq_pop(&c->in);
-			n = ser_port_take(&c->port, urb->buf, urb->length);
-			gdev_complete(dev, urb, 0, n);
-			progress = true;
-		}
-	} while (progress);
 }
 
 int ser_cdc_submit(struct gdev *dev, struct ser_cdc *c, struct urb *urb)
 {
 	uint8_t addr = urb->ep | (urb->dir_in ? USB_DIR_IN : 0);
 
-	if (addr == c->out_ep->bEndpointAddress) {
-		ser_port_submit_out(dev, &c->port, urb);
-		ser_cdc_kick(dev, c);
-	} else if (addr == c->in_ep->bEndpointAddress) {
-		gdev_urbq_push(&c->in, urb);
-		ser_cdc_kick(dev, c);
-	} else if (addr == c->notify_ep->bEndpointAddress) {
-		gdev_urbq_push(&c->notify.urbs, urb);
-		ser_notify_serve(dev, &c->notify);
-	} else {
-		return -ENOENT;
-	}
+	if (addr != c->notify_ep->bEndpointAddress)
+		return ser_pipe_submit(dev, &c->pipe, urb);
+	gdev_urbq_push(&c->notify.urbs, urb);
+	ser_notify_serve(dev, &c->notify);
 	return 0;
 }
 
@@ -542,17 +609,13 @@ struct urb *ser_cdc_unlink(struct ser_cdc *c, uint32_t seqnum)
 {
 	struct urb *urb;
 
-	urb = gdev_urbq_remove(&c->in, seqnum);
-	if (!urb)
-		urb = gdev_urbq_remove(&c->notify.urbs, seqnum);
-	if (!urb)
-		urb = ser_port_unlink(&c->port, seqnum);
-	return urb;
+	urb = gdev_urbq_remove(&c->notify.urbs, seqnum);
+	return urb ? urb : ser_pipe_unlink(&c->pipe, seqnum);
 }
 
 static void ser_cdc_set_coding(struct ser_cdc *c, const uint8_t *b)
 {
-	struct ser_line *l = &c->port.line;
+	struct ser_line *l = &c->pipe.port.line;
 
 	memcpy(c->coding, b, sizeof(c->coding));
 	l->baud = c->decode_baud ? c->decode_baud(b) :
@@ -565,7 +628,7 @@ static void ser_cdc_set_coding(struct ser_cdc *c, const uint8_t *b)
 
 static void ser_cdc_set_lines(struct ser_cdc *c, uint16_t wValue)
 {
-	struct ser_line *l = &c->port.line;
+	struct ser_line *l = &c->pipe.port.line;
 	bool raised = !l->dtr && (wValue & USB_CDC_CTRL_DTR);
 
 	l->dtr = wValue & USB_CDC_CTRL_DTR;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * serial_core.h - what the serial device functions share (fn/acm.c,
- * fn/ftdi.c, fn/pl2303.c): the line settings the host made, the peer at the
- * far end of the line, and the bytes on their way to the host.
+ * fn/ftdi.c, fn/pl2303.c, fn/cp210x.c, fn/ch341.c, fn/mct_u232.c): the
+ * line settings the host made, the peer at the far end of the line, and
+ * the bytes on their way to the host.
  *
  * Each function decodes its own chip's requests into a struct ser_line and
  * frames the data its driver expects; the bytes themselves go through a
@@ -125,6 +126,61 @@ size_t ser_port_inject(struct ser_port *p, const uint8_t *src, size_t n);
 /* Take the OUT URB with that seqnum back, or NULL. */
 struct urb *ser_port_unlink(struct ser_port *p, uint32_t seqnum);
 
+/* The next byte waiting for the host, or -1 (a chip that escapes some
+ * bytes looks before it takes). */
+static inline int ser_port_peek(const struct ser_port *p)
+{
+	return p->tx_len ? p->tx[p->tx_head] : -1;
+}
+
+/* ---- the endpoints of a serial interface ---- */
+struct ser_eps {
+	const struct gd_alt *alt;	/* the interface (alternate setting 0) */
+	const struct gd_endpoint *irq;	/* interrupt IN, if asked for */
+	const struct gd_endpoint *in, *out;	/* bulk */
+};
+
+/* The first interface, alternate setting 0 of any configuration, with a
+ * bulk IN and a bulk OUT endpoint (and an interrupt IN one if irq):
+ * 0 or -ENODEV. */
+int ser_find_eps(const struct gd_device *m, bool irq, struct ser_eps *e);
+
+/* ---- a bulk pair carrying the line ----
+ * OUT URBs go to the peer (ser_port_submit_out()); IN URBs wait until
+ * bytes are pending and then take what fits, framed by fill (NULL: as they
+ * are; a fill returns the bytes it wrote to buf, at most len).  Used as is
+ * by the chips with unframed data (fn/cp210x.c, fn/ch341.c, and
+ * fn/mct_u232.c, whose IN endpoint is an interrupt one) and inside
+ * struct ser_cdc.
+ *
+ * idle_addr (0: none) names a status endpoint whose lines never change
+ * here, so its URBs wait until unlinked, reset or detach (ch341 and
+ * mct_u232 submit one at open and read the lines by control request).
+ */
+struct ser_pipe {
+	uint8_t in_addr, out_addr;	/* bEndpointAddress */
+	uint8_t idle_addr;		/* set by the caller, or 0 */
+	size_t (*fill)(struct ser_pipe *sp, uint8_t *buf, size_t len);
+	struct ser_port port;
+	struct gdev_urbq in;		/* IN URBs waiting for data */
+	struct gdev_urbq idle;		/* idle_addr's URBs */
+};
+
+/* attach: the endpoints and ser_port_init(); 0 or -ENOMEM. */
+int ser_pipe_init(struct ser_pipe *sp, const struct gd_device *model,
+		  const struct gd_endpoint *in, const struct gd_endpoint *out);
+/* detach: free every URB held with free_urb. */
+void ser_pipe_release(struct gdev *dev, struct ser_pipe *sp,
+		      void (*free_urb)(struct urb *urb));
+/* reset: held URBs complete with -ESHUTDOWN; line and queue as at attach. */
+void ser_pipe_reset(struct gdev *dev, struct ser_pipe *sp);
+/* Serve waiting IN URBs, refilling the queue from OUT data (call after
+ * anything that queues bytes or changes the framing). */
+void ser_pipe_kick(struct gdev *dev, struct ser_pipe *sp);
+/* An URB for any of its endpoints: 0, taken; else -ENOENT. */
+int ser_pipe_submit(struct gdev *dev, struct ser_pipe *sp, struct urb *urb);
+struct urb *ser_pipe_unlink(struct ser_pipe *sp, uint32_t seqnum);
+
 /* ---- CDC SERIAL_STATE notifications on an interrupt IN endpoint ---- */
 #define SER_NOTIFY_LEN	10	/* 8-byte header + 2-byte UART state */
 #define SER_NOTIFY_MAX	8	/* queued; more are dropped (logged) */
@@ -176,9 +232,8 @@ struct ser_cdc {
 	uint32_t (*decode_baud)(const uint8_t *coding);
 
 	uint8_t coding[SER_CODING_LEN];	/* as last set */
-	struct ser_port port;
+	struct ser_pipe pipe;		/* the bulk pair and its line */
 	struct ser_notify notify;
-	struct gdev_urbq in;		/* bulk IN URBs waiting for data */
 };
 
 /* The `serial-state N|off` option (off: *state = -1; absent: def). */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_fn_serial.c - the serial device functions (gadgets/fn/acm.c, ftdi.c,
- * pl2303.c, serial_core.c) in process: the shipped example scripts,
+ * pl2303.c, cp210x.c, ch341.c, mct_u232.c, serial_core.c) in process: the shipped example scripts,
  * driven with the URBs their Linux drivers send, answers checked byte for
  * byte; and the option errors at their file:line:col.
  *
@@ -93,6 +93,9 @@ static int teardown(void **state)
 #define ACM	"gadgets/examples/acm.gadget"
 #define FTDI	"gadgets/examples/ftdi.gadget"
 #define PL2303	"gadgets/examples/pl2303.gadget"
+#define CP210X	"gadgets/examples/cp210x.gadget"
+#define CH341	"gadgets/examples/ch341.gadget"
+#define MCT	"gadgets/examples/mct_u232.gadget"
 
 /* ---- acm ---- */
 
@@ -461,6 +464,256 @@ static void test_pl2303_line_and_state(void **state)
 	assert_memory_equal(in->buf, want, strlen(want));
 }
 
+/* ---- cp210x ---- */
+
+/* An IN URB of len bytes after OUT text s: what came back. */
+static struct urb *round_trip(struct fx *fx, uint8_t in_ep, uint8_t out_ep,
+			      const char *s, size_t len)
+{
+	struct urb *in = fx_submit(fx, fx_urb_new(in_ep, len));
+
+	expect_ok(fx, bulk_out(fx, out_ep, s), strlen(s));
+	assert_true(fx_is_done(fx, in));
+	return in;
+}
+
+static void expect_reply(struct fx *fx, uint8_t in_ep, uint8_t out_ep,
+			 const char *ask, const char *want)
+{
+	char buf[256];
+	struct urb *in = round_trip(fx, in_ep, out_ep, ask, sizeof(buf));
+
+	snprintf(buf, sizeof(buf), "%s%s", ask, want);
+	assert_int_equal(in->actual_length, strlen(buf));
+	assert_memory_equal(in->buf, buf, strlen(buf));
+}
+
+/* cp210x's probe and open for 38400 7E2, then tiocmset and break. */
+static void test_cp210x_probe_and_line(void **state)
+{
+	/* ulControlHandshake 0x01 (DTR on), ulFlowReplace 0x40 (RTS on) */
+	static const uint8_t flow[16] = { 0x01, 0, 0, 0, 0x40 };
+	static const uint8_t baud_38400[4] = { 0x00, 0x96, 0, 0 };
+	struct fx *fx = *state;
+	struct urb *u;
+
+	start(fx, CP210X);
+	/* GET_PARTNUM: 1 byte, and both bytes of the counterfeit test */
+	u = fx_ctrl(fx, 0xc0, 0xff, 0x370b, 0, 1, NULL);
+	expect_ok(fx, u, 1);
+	assert_int_equal(u->buf[0], 2);
+	u = fx_ctrl(fx, 0xc0, 0xff, 0x370b, 0, 2, NULL);
+	expect_ok(fx, u, 2);
+	assert_int_equal(u->buf[1], 0);
+	expect_stall(fx, fx_ctrl(fx, 0xc0, 0xff, 0x000e, 0, 3, NULL));
+
+	expect_ok(fx, fx_ctrl(fx, 0x41, 0x00, 1, 0, 0, NULL), 0);
+	/* not the interface it serves */
+	expect_stall(fx, fx_ctrl(fx, 0x41, 0x00, 1, 1, 0, NULL));
+	expect_ok(fx, fx_ctrl(fx, 0x41, 0x1e, 0, 0, 4, baud_38400), 4);
+	u = fx_ctrl(fx, 0xc1, 0x1d, 0, 0, 4, NULL);
+	expect_ok(fx, u, 4);
+	assert_memory_equal(u->buf, baud_38400, 4);
+	/* a 3-byte SET_BAUDRATE is no request of the chip's */
+	expect_stall(fx, fx_ctrl(fx, 0x41, 0x1e, 0, 0, 3, baud_38400));
+	expect_ok(fx, fx_ctrl(fx, 0x41, 0x03, 0x0722, 0, 0, NULL), 0);
+	expect_stall(fx, fx_ctrl(fx, 0x41, 0x03, 0x0905, 0, 0, NULL));
+	u = fx_ctrl(fx, 0xc1, 0x04, 0, 0, 2, NULL);
+	expect_ok(fx, u, 2);
+	assert_int_equal(u->buf[0] | u->buf[1] << 8, 0x0722);
+	u = fx_ctrl(fx, 0xc1, 0x14, 0, 0, 16, NULL);	/* GET_FLOW */
+	expect_ok(fx, u, 16);
+	expect_ok(fx, fx_ctrl(fx, 0x41, 0x13, 0, 0, 16, flow), 16);
+	u = fx_ctrl(fx, 0xc1, 0x14, 0, 0, 16, NULL);
+	expect_ok(fx, u, 16);
+	assert_memory_equal(u->buf, flow, 16);
+	expect_reply(fx, 0x81, 0x01, "line?\n", "line 38400 7E2 dtr=1 rts=1\n");
+
+	/* tiocmset: DTR off, RTS untouched; GET_MDMSTS shows both */
+	expect_ok(fx, fx_ctrl(fx, 0x41, 0x07, 0x0100, 0, 0, NULL), 0);
+	u = fx_ctrl(fx, 0xc1, 0x08, 0, 0, 1, NULL);
+	expect_ok(fx, u, 1);
+	assert_int_equal(u->buf[0], 0x30 | 0x02);
+	expect_ok(fx, fx_ctrl(fx, 0x41, 0x05, 1, 0, 0, NULL), 0);
+	expect_ok(fx, fx_ctrl(fx, 0x41, 0x05, 0, 0, 0, NULL), 0);
+	expect_reply(fx, 0x81, 0x01, "breaks?\n", "breaks=1\n");
+	expect_reply(fx, 0x81, 0x01, "line?\n", "line 38400 7E2 dtr=0 rts=1\n");
+	/* the old divisor request: 3686400 / 384 = 9600 */
+	expect_ok(fx, fx_ctrl(fx, 0x41, 0x01, 384, 0, 0, NULL), 0);
+	expect_reply(fx, 0x81, 0x01, "line?\n", "line 9600 7E2 dtr=0 rts=1\n");
+	u = fx_ctrl(fx, 0xc1, 0x10, 0, 0, 19, NULL);	/* GET_COMM_STATUS */
+	expect_ok(fx, u, 19);
+}
+
+/* Event-insertion mode: 0xec goes to the host as 0xec 0x00, whole. */
+static void test_cp210x_events(void **state)
+{
+	struct fx *fx = *state;
+	struct urb *in;
+
+	start(fx, CP210X);
+	expect_ok(fx, fx_ctrl(fx, 0x41, 0x00, 1, 0, 0, NULL), 0);
+	expect_ok(fx, fx_ctrl(fx, 0x41, 0x15, 0xec, 0, 0, NULL), 0);
+	in = round_trip(fx, 0x81, 0x01, "a\xec" "b", 64);
+	expect_ok(fx, in, 4);
+	assert_memory_equal(in->buf, "a\xec\x00" "b", 4);
+	/* a 3-byte URB holds one escaped byte, not one and a half */
+	in = round_trip(fx, 0x81, 0x01, "\xec\xec", 3);
+	expect_ok(fx, in, 2);
+	assert_memory_equal(in->buf, "\xec\x00", 2);
+	in = fx_submit(fx, fx_urb_new(0x81, 64));
+	expect_ok(fx, in, 2);
+	/* disabling the UART ends the mode */
+	expect_ok(fx, fx_ctrl(fx, 0x41, 0x00, 0, 0, 0, NULL), 0);
+	in = round_trip(fx, 0x81, 0x01, "\xec", 64);
+	expect_ok(fx, in, 1);
+	/* PURGE of the receive side drops what waits for the host */
+	bulk_out(fx, 0x01, "xyz");
+	expect_ok(fx, fx_ctrl(fx, 0x41, 0x12, 0x000f, 0, 0, NULL), 0);
+	in = fx_submit(fx, fx_urb_new(0x81, 64));
+	assert_false(fx_is_done(fx, in));
+}
+
+/* ---- ch341 ---- */
+
+/* ch341's probe and open (the values its 6.1 driver sends) for 9600 8N1,
+ * then 500000 7E2 and a break. */
+static void test_ch341_probe_and_line(void **state)
+{
+	struct fx *fx = *state;
+	struct urb *u, *irq;
+
+	start(fx, CH341);
+	u = fx_ctrl(fx, 0xc0, 0x5f, 0, 0, 2, NULL);	/* READ_VERSION */
+	expect_ok(fx, u, 2);
+	assert_int_equal(u->buf[0], 0x31);
+	expect_ok(fx, fx_ctrl(fx, 0x40, 0xa1, 0, 0, 0, NULL), 0);
+	/* ps 2, fact 0, div 256 - 0xb2 = 78: 48M / (64 * 78) = 9615 */
+	expect_ok(fx, fx_ctrl(fx, 0x40, 0x9a, 0x1312, 0xb282, 0, NULL), 0);
+	expect_ok(fx, fx_ctrl(fx, 0x40, 0x9a, 0x2518, 0x00c3, 0, NULL), 0);
+	expect_ok(fx, fx_ctrl(fx, 0x40, 0xa4, 0xffff, 0, 0, NULL), 0);
+	/* the break register reads fine: no simulated break */
+	u = fx_ctrl(fx, 0xc0, 0x95, 0x0005, 0, 2, NULL);
+	expect_ok(fx, u, 2);
+	assert_int_equal(u->buf[0], 0x01);
+	/* open: the interrupt URB waits, the lines read inverted */
+	irq = fx_submit(fx, fx_urb_new(0x81, 8));
+	u = fx_ctrl(fx, 0xc0, 0x95, 0x0706, 0, 2, NULL);
+	expect_ok(fx, u, 2);
+	assert_int_equal(u->buf[0], 0xfc);
+	expect_ok(fx, fx_ctrl(fx, 0x40, 0xa4, 0xff9f, 0, 0, NULL), 0);
+	expect_reply(fx, 0x82, 0x02, "line?\n", "line 9615 8N1 dtr=1 rts=1\n");
+	assert_false(fx_is_done(fx, irq));
+
+	/* 500000 (ps 3, fact 0, div 12) 7E2; RTS dropped */
+	expect_ok(fx, fx_ctrl(fx, 0x40, 0x9a, 0x1312, 0xf483, 0, NULL), 0);
+	expect_ok(fx, fx_ctrl(fx, 0x40, 0x9a, 0x2518, 0x00de, 0, NULL), 0);
+	expect_ok(fx, fx_ctrl(fx, 0x40, 0xa4, 0xffdf, 0, 0, NULL), 0);
+	expect_reply(fx, 0x82, 0x02, "line?\n",
+		     "line 500000 7E2 dtr=1 rts=0\n");
+	/* break on as ch341_break_ctl() does it: read 0x1805, clear the bits */
+	u = fx_ctrl(fx, 0xc0, 0x95, 0x1805, 0, 2, NULL);
+	expect_ok(fx, u, 2);
+	assert_int_equal(u->buf[1], 0xde);
+	expect_ok(fx, fx_ctrl(fx, 0x40, 0x9a, 0x1805, 0x9e00, 0, NULL), 0);
+	expect_ok(fx, fx_ctrl(fx, 0x40, 0x9a, 0x1805, 0xde01, 0, NULL), 0);
+	expect_reply(fx, 0x82, 0x02, "breaks?\n", "breaks=1\n");
+	expect_stall(fx, fx_ctrl(fx, 0xc0, 0x9a, 0, 0, 2, NULL));
+	expect_stall(fx, fx_ctrl(fx, 0x40, 0x5e, 0, 0, 0, NULL));
+	/* a configuration change ends the waiting interrupt URB */
+	expect_ok(fx, fx_ctrl(fx, 0x00, USB_REQ_SET_CONFIGURATION, 1, 0, 0,
+			      NULL), 0);
+	assert_true(fx_is_done(fx, irq));
+	assert_int_equal(irq->status, -ESHUTDOWN);
+	expect_reply(fx, 0x82, 0x02, "line?\n", "line 9600 8N1 dtr=0 rts=0\n");
+}
+
+/* A chip before version 0x30 keeps 8N1: ch341 never writes its LCR. */
+static void test_ch341_old_version(void **state)
+{
+	static const char text[] =
+		"device {\n"
+		"  idVendor 0x1a86; idProduct 0x7523\n"
+		"  config {\n"
+		"    interface {\n"
+		"      endpoint { bEndpointAddress 0x81; type interrupt }\n"
+		"      endpoint { bEndpointAddress 0x82; type bulk }\n"
+		"      endpoint { bEndpointAddress 0x02; type bulk }\n"
+		"    }\n"
+		"  }\n"
+		"  function ch341 {\n"
+		"    version 0x27\n"
+		"    respond \"?\" \"%f\"\n"
+		"  }\n"
+		"}\n";
+	struct fx *fx = *state;
+
+	start_text(fx, text);
+	expect_ok(fx, fx_ctrl(fx, 0x40, 0x9a, 0x2518, 0x00de, 0, NULL), 0);
+	expect_reply(fx, 0x82, 0x02, "?", "8N1");
+}
+
+/* ---- mct_u232 ---- */
+
+/* mct_u232's open and set_termios for 57600 7E2; data IN on interrupt. */
+static void test_mct_u232_line(void **state)
+{
+	static const uint8_t div_57600[4] = { 2, 0, 0, 0 };
+	static const uint8_t div_0[4] = { 0 };
+	static const uint8_t mcr = 0x08 | 0x01 | 0x02, lcr_7e2 = 0x1e;
+	static const uint8_t zero = 0, lcr_break = 0x1e | 0x40;
+	struct fx *fx = *state;
+	struct urb *u, *status;
+
+	start(fx, MCT);
+	expect_ok(fx, fx_ctrl(fx, 0x40, 10, 0, 0, 1, &mcr), 1);
+	u = fx_ctrl(fx, 0xc0, 2, 0, 0, 1, NULL);	/* GET_MODEM_STAT */
+	expect_ok(fx, u, 1);
+	assert_int_equal(u->buf[0], 0x30);
+	status = fx_submit(fx, fx_urb_new(0x81, 2));
+	expect_ok(fx, fx_ctrl(fx, 0x40, 5, 0, 0, 4, div_57600), 4);
+	expect_ok(fx, fx_ctrl(fx, 0x40, 11, 0, 0, 1, &zero), 1);
+	expect_ok(fx, fx_ctrl(fx, 0x40, 12, 0, 0, 1, &zero), 1);
+	expect_ok(fx, fx_ctrl(fx, 0x40, 7, 0, 0, 1, &lcr_7e2), 1);
+	u = fx_ctrl(fx, 0xc0, 6, 0, 0, 1, NULL);	/* GET_LINE_CTRL */
+	expect_ok(fx, u, 1);
+	assert_int_equal(u->buf[0], lcr_7e2);
+	expect_reply(fx, 0x83, 0x02, "line?\n", "line 57600 7E2 dtr=1 rts=1\n");
+	assert_false(fx_is_done(fx, status));
+	/* break_ctl(): the LCR with 0x40, then without */
+	expect_ok(fx, fx_ctrl(fx, 0x40, 7, 0, 0, 1, &lcr_break), 1);
+	expect_ok(fx, fx_ctrl(fx, 0x40, 7, 0, 0, 1, &lcr_7e2), 1);
+	expect_reply(fx, 0x83, 0x02, "breaks?\n", "breaks=1\n");
+	/* divisor 0, a short SET_BAUD_RATE, an unknown request */
+	expect_stall(fx, fx_ctrl(fx, 0x40, 5, 0, 0, 4, div_0));
+	expect_stall(fx, fx_ctrl(fx, 0x40, 5, 0, 0, 2, div_57600));
+	expect_stall(fx, fx_ctrl(fx, 0x40, 3, 0, 0, 1, &zero));
+}
+
+/* The Sitecom product id takes rate codes, as mct_u232 sends them. */
+static void test_mct_u232_sitecom_codes(void **state)
+{
+	static const char text[] =
+		"device {\n"
+		"  idVendor 0x0711; idProduct 0x0230\n"
+		"  config {\n"
+		"    interface {\n"
+		"      endpoint { bEndpointAddress 0x81; type interrupt; wMaxPacketSize 2 }\n"
+		"      endpoint { bEndpointAddress 0x02; type bulk }\n"
+		"      endpoint { bEndpointAddress 0x83; type interrupt }\n"
+		"    }\n"
+		"  }\n"
+		"  function mct_u232 { respond \"?\" \"%b\" }\n"
+		"}\n";
+	static const uint8_t code_57600[4] = { 0x0b }, code_5[4] = { 0x05 };
+	struct fx *fx = *state;
+
+	start_text(fx, text);
+	expect_ok(fx, fx_ctrl(fx, 0x40, 5, 0, 0, 4, code_57600), 4);
+	expect_reply(fx, 0x83, 0x02, "?", "57600");
+	expect_stall(fx, fx_ctrl(fx, 0x40, 5, 0, 0, 4, code_5));
+}
+
 /* ---- options ---- */
 
 static void check_error(const char *fn_block, int line, int col,
@@ -519,6 +772,14 @@ static void test_options(void **state)
 	check_error("  function ftdi\n", 14, 12, "bcdDevice 0x0100");
 	/* pl2303 wants the interrupt endpoint in the bulk pair's interface */
 	check_error("  function pl2303\n", 14, 12, "interrupt IN");
+	check_error("  function cp210x {\n    part 4\n  }\n", 15, 10,
+		    "part: 1 CP2101");
+	check_error("  function cp210x {\n    modem-status 0x01\n  }\n", 15,
+		    18, "only the line bits 0x10");
+	check_error("  function ch341 {\n    modem-status 0x10\n  }\n", 15,
+		    18, "only the line bits 0x01");
+	check_error("  function ch341\n", 14, 12, "interrupt IN");
+	check_error("  function mct_u232\n", 14, 12, "two interrupt IN");
 }
 
 static void test_options_ep_behaviour(void **state)
@@ -559,6 +820,12 @@ int main(void)
 		T(test_ftdi_packets),
 		T(test_pl2303_startup),
 		T(test_pl2303_line_and_state),
+		T(test_cp210x_probe_and_line),
+		T(test_cp210x_events),
+		T(test_ch341_probe_and_line),
+		T(test_ch341_old_version),
+		T(test_mct_u232_line),
+		T(test_mct_u232_sitecom_codes),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_options_ep_behaviour),
 #undef T
