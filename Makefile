@@ -241,7 +241,8 @@ SCENARIOS := $(wildcard tests/scenarios/*.scenario)
 DEMO_SCENARIOS := $(wildcard tests/demo/*.scenario)
 VM_BINS := $(HOST_BIN) $(AGENT_BIN) $(GADGET_BIN)
 # static programs the scenarios copy into the guest with `file`
-GUEST_TOOLS := $(BUILD)/tools/testusb $(BUILD)/tools/usb-timing
+GUEST_TOOLS := $(BUILD)/tools/testusb $(BUILD)/tools/usb-timing \
+	$(BUILD)/tools/pcm-io
 USBRIG_FLAGS ?=
 
 check-vm: $(VM_BINS) $(GUEST_TOOLS)
@@ -385,12 +386,14 @@ KERNEL_OUT ?= build/kernel$(if $(filter-out 6.1,$(KVER)),-$(KVER))
 
 .PHONY: kernel kernel-kasan
 
+# which Debian source build.sh patches (its series follows the version)
+KERNEL_SRC_ENV = KERNEL_TARBALL=/usr/src/linux-source-$(KVER).tar.xz \
+	KERNEL_SRCPKG=linux-source-$(KVER)
+
 kernel:
 	@[ -r /usr/src/linux-source-$(KVER).tar.xz ] || \
 		$(MAKE) --no-print-directory deps DEB_PACKAGES=linux-source-$(KVER)
-	KERNEL_TARBALL=/usr/src/linux-source-$(KVER).tar.xz \
-	KERNEL_SRCPKG=linux-source-$(KVER) \
-	kernel-patch/build.sh --cache $(KERNEL_OUT) \
+	$(KERNEL_SRC_ENV) kernel-patch/build.sh --cache $(KERNEL_OUT) \
 		--flavour $(KERNEL_FLAVOUR) --jobs $(KERNEL_JOBS)
 
 kernel-kasan:
@@ -416,6 +419,12 @@ $(BUILD)/tools/testusb: $(BUILD)/tools/testusb.c
 $(BUILD)/tools/usb-timing: tests/tools/usb-timing.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) -O2 -static -pthread -o $@ $<
+
+# pcm-io: plays and records through ALSA PCM ioctls in the guest, no
+# alsa-lib (tests/tools/pcm-io.c; the audio scenarios copy it in)
+$(BUILD)/tools/pcm-io: tests/tools/pcm-io.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -O2 -static -o $@ $<
 
 # check-style: the tree in kernel coding style, checked by the kernel's own
 # scripts/checkpatch.pl from the same linux-source-6.1 (extracted here,
@@ -522,12 +531,14 @@ REGRESS_FLAGS ?=
 # The kernel cache (sources, object tree, the clean kernel) is the one
 # `make kernel` uses.
 REGRESS_KERNEL_CACHE ?= $(or $(KERNEL_OUT),$(BUILD)/kernel)
+# KVER=6.12: the same corpus on the 6.12 series, into build/regress-6.12
+REGRESS_OUT ?= $(BUILD)/regress$(if $(filter-out 6.1,$(KVER)),-$(KVER))
 
 .PHONY: check-regressions
 check-regressions: $(VM_BINS)
-	kernel-patch/regressions/check.sh --build $(BUILD) \
-		--cache $(REGRESS_KERNEL_CACHE) --jobs $(KERNEL_JOBS) \
-		$(REGRESS_FLAGS)
+	$(KERNEL_SRC_ENV) kernel-patch/regressions/check.sh --build $(BUILD) \
+		--cache $(REGRESS_KERNEL_CACHE) --out $(REGRESS_OUT) \
+		--jobs $(KERNEL_JOBS) $(REGRESS_FLAGS)
 
 # ---- census (docs/census.md) ----
 # census: what every module of the stock kernel with USB aliases does with
@@ -656,7 +667,9 @@ FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
 FUZZ_GADGETS := $(addprefix gadgets/examples/,$(addsuffix .gadget, \
 	zero vendor-bulk faults acm ftdi pl2303 hid-keyboard-fn mass-storage \
 	alt-settings composite-iad superspeed lowspeed-interrupt hid-keyboard \
-	hid-mouse malformed-total)) tests/fuzz/everything.gadget
+	hid-mouse malformed-total)) tests/fuzz/everything.gadget \
+	gadgets/examples/cp210x.gadget gadgets/examples/ch341.gadget \
+	gadgets/examples/mct_u232.gadget
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_TARGETS ?= $(FUZZ_SRCS:tests/fuzz/%.c=%)
 FUZZ_COMMON := $(filter-out $(FUZZ_SRCS) tests/fuzz/replay.c, \

@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 
 #include <event2/event.h>
 #include <linux/usb/ch9.h>
@@ -47,6 +48,7 @@
 #include "fn/function.h"
 #include "log.h"
 #include "stdreq.h"
+#include "stream.h"
 
 #define DIR_OUT	0
 #define DIR_IN	1
@@ -160,6 +162,8 @@ static int ep_type(const struct gdev_ep *ep)
 /* Forget everything but the queue (which the caller has emptied). */
 static void ep_reset(struct gdev_ep *ep, const struct gd_endpoint *desc)
 {
+	if (ep->iso_timer)
+		event_free(ep->iso_timer);
 	free(ep->fifo);
 	memset(ep, 0, sizeof(*ep));
 	gdev_urbq_init(&ep->pending);
@@ -176,7 +180,7 @@ static void ep_disable(struct gdev *dev, struct gdev_ep *ep)
 	ep_reset(ep, NULL);
 }
 
-/* ---- SOURCE pattern, continued across URBs and iso packets ---- */
+/* ---- SOURCE data, continued across URBs and iso packets ---- */
 
 static void fill_pattern(struct gdev_ep *ep, uint8_t *dst, size_t n)
 {
@@ -198,6 +202,31 @@ static void fill_pattern(struct gdev_ep *ep, uint8_t *dst, size_t n)
 		n -= chunk;
 		off = 0;
 	}
+}
+
+/* The next n bytes of the endpoint's source (GD_SRC_*), at source_off. */
+static void fill_source(struct gdev *dev, struct gdev_ep *ep, uint8_t *dst,
+			size_t n)
+{
+	const struct gd_ep_behaviour *beh = &ep->desc->beh;
+
+	if (beh->mode != GD_EP_SOURCE || beh->src == GD_SRC_PATTERN) {
+		fill_pattern(ep, dst, n);
+		return;
+	}
+	if (beh->src == GD_SRC_FILE)
+		gdev_file_read(gdev_file_of(dev, ep->desc), beh->file_repeat,
+			       &ep->source_off, dst, n);
+	else
+		stream_fill(beh, &ep->source_off, dst, n);
+}
+
+/* A SINK endpoint's data goes to its file, if it has one. */
+static void sink_data(struct gdev *dev, struct gdev_ep *ep,
+		      const uint8_t *src, size_t n)
+{
+	if (ep->desc->beh.mode == GD_EP_SINK && ep->desc->beh.path && n)
+		gdev_file_write(gdev_file_of(dev, ep->desc), src, n);
 }
 
 /* ---- loopback fifo (lives on the IN endpoint) ---- */
@@ -382,6 +411,77 @@ static void kick_all(struct gdev *dev)
 
 /* ---- isochronous ---- */
 
+static uint64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void iso_arm(struct gdev_ep *ep, uint64_t now)
+{
+	uint64_t us = ep->pending.head->due_us - now;
+	struct timeval tv = { .tv_sec = us / 1000000, .tv_usec = us % 1000000 };
+
+	if (evtimer_add(ep->iso_timer, &tv))
+		log_err("ep 0x%02x: cannot arm the isochronous timer",
+			ep->desc->bEndpointAddress);
+}
+
+/* Complete the URBs that are due, oldest first; wait for the next one. */
+static void iso_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct gdev_ep *ep = arg;
+	uint64_t now = mono_us();
+	struct urb *urb;
+
+	(void)fd;
+	(void)what;
+	while (ep->pending.head && ep->pending.head->due_us <= now) {
+		urb = gdev_urbq_pop(&ep->pending);
+		urb_report(urb->dev, urb);
+	}
+	if (ep->pending.head)
+		iso_arm(ep, now);
+}
+
+/*
+ * An isochronous URB of n packets takes n service intervals, as on a real
+ * bus: it completes when its last interval ends, counted from the end of
+ * the URB queued before it.  A host that falls behind (nothing queued for
+ * the current interval) starts the count again from now, as a device
+ * cannot move data in intervals the host gave it no packet for.
+ *
+ * The URBs wait in the endpoint's queue (so unlink and a new alternate
+ * setting find them) and one timer completes them in order: a timer per
+ * URB would not keep the order, as libevent counts each one from the time
+ * it cached for its loop iteration, and the data went out at submission.
+ */
+static void iso_finish(struct gdev *dev, struct gdev_ep *ep, struct urb *urb,
+		       uint32_t actual, uint64_t span_us)
+{
+	uint64_t now = mono_us();
+
+	urb->status = 0;
+	urb->actual_length = actual;
+	if (ep->iso_due_us < now)
+		ep->iso_due_us = now;
+	ep->iso_due_us += span_us;
+	urb->due_us = ep->iso_due_us;
+	if (!ep->iso_timer)
+		ep->iso_timer = evtimer_new(dev->base, iso_timer_cb, ep);
+	if (!ep->iso_timer) {
+		log_warn("ep 0x%02x: no timer, completing at once",
+			 ep->desc->bEndpointAddress);
+		urb_report(dev, urb);
+		return;
+	}
+	gdev_urbq_push(&ep->pending, urb);
+	if (ep->pending.head == urb)
+		iso_arm(ep, now);
+}
+
 /*
  * USB/IP carries isochronous IN data packed: the RET_SUBMIT payload is the
  * packets' data back to back, actual_length is the sum of the packets'
@@ -391,37 +491,62 @@ static void kick_all(struct gdev *dev)
  * to buf + (sum of the previous actual lengths) and offset is left as the
  * host sent it.  OUT data arrives unpacked, at each packet's offset.
  * Packet lengths come from the wire: clip them to the buffer.
+ *
+ * An IN packet is as long as the host asks, or, when the endpoint has a
+ * rate or a packet-size, what the stream carries in that interval
+ * (stream.h).  A packet the host asked shorter than that is babble: the
+ * packet fails with -EOVERFLOW, the host gets what fit, and the rest of
+ * that interval's data is lost, as on the bus.  OUT data goes to the
+ * sink's file, packet by packet, in order.
  */
 static void iso_submit(struct gdev *dev, struct gdev_ep *ep, struct urb *urb)
 {
+	const struct gd_stream *stream = &ep->desc->beh.stream;
+	uint32_t us = stream_interval_us(dev->model->speed,
+					 ep->desc->bInterval);
+	bool sized = urb->dir_in && stream_sized(stream);
 	struct usbip_iso_desc *d;
-	uint32_t total = 0, n;
-	int i;
+	uint32_t total = 0, n, want;
+	int i, errors = 0;
 
 	if (urb->number_of_packets <= 0 || !urb->iso) {
 		/* no packet list (some drivers): the whole buffer */
 		if (urb->dir_in)
-			fill_pattern(ep, urb->buf, urb->length);
-		urb_finish(dev, urb, 0, urb->length, ep_delay(ep));
+			fill_source(dev, ep, urb->buf, urb->length);
+		else
+			sink_data(dev, ep, urb->buf, urb->length);
+		iso_finish(dev, ep, urb, urb->length, us);
 		return;
 	}
 	for (i = 0; i < urb->number_of_packets; i++) {
 		d = &urb->iso[i];
+		d->status = 0;
 		if (urb->dir_in) {
-			n = min_sz(d->length, urb->length - total);
-			fill_pattern(ep, urb->buf + total, n);
+			want = sized ? stream_packet_bytes(stream, us,
+							   &ep->iso_acc) :
+				       d->length;
+			n = min_sz(min_sz(want, d->length),
+				   urb->length - total);
+			fill_source(dev, ep, urb->buf + total, n);
+			if (want > n) {
+				/* the interval's data went out all the same */
+				ep->source_off += want - n;
+				d->status = -EOVERFLOW;
+				errors++;
+			}
 		} else {
 			n = d->offset <= urb->length ?
 				min_sz(d->length, urb->length - d->offset) : 0;
 			/* overlapping packets cannot take more than sent */
 			n = min_sz(n, urb->length - total);
+			sink_data(dev, ep, urb->buf + d->offset, n);
 		}
 		d->actual_length = n;
-		d->status = 0;
 		total += n;
 	}
-	urb->error_count = 0;
-	urb_finish(dev, urb, 0, total, ep_delay(ep));
+	urb->error_count = errors;
+	iso_finish(dev, ep, urb, total,
+		   (uint64_t)urb->number_of_packets * us);
 }
 
 /* ---- bulk and interrupt ---- */
@@ -430,7 +555,7 @@ static void in_submit(struct gdev *dev, struct gdev_ep *ep, struct urb *urb)
 {
 	switch (ep->desc->beh.mode) {
 	case GD_EP_SOURCE:
-		fill_pattern(ep, urb->buf, urb->length);
+		fill_source(dev, ep, urb->buf, urb->length);
 		urb_finish(dev, urb, 0, urb->length, ep_delay(ep));
 		break;
 	case GD_EP_SEQUENCE:
@@ -470,6 +595,7 @@ static void out_submit(struct gdev *dev, struct gdev_ep *ep, struct urb *urb)
 			 ep->desc->bEndpointAddress, ep->desc->beh.loop_to);
 		/* fall through */
 	default:
+		sink_data(dev, ep, urb->buf, urb->length);
 		urb_finish(dev, urb, 0, urb->length, ep_delay(ep));
 		break;
 	}
@@ -696,6 +822,7 @@ void gdev_free(struct gdev *dev)
 	if (n)
 		log_err("%zu URBs still pending: call gdev_detach() first", n);
 	reset_state(dev);
+	gdev_files_close(dev);
 	event_free(dev->disconnect_timer);
 	free(dev->rule_hits);
 	free(dev);
@@ -723,6 +850,9 @@ int gdev_attach(struct gdev *dev, const struct gdev_host *host, void *ctx)
 	}
 	dev->host = host;
 	dev->host_ctx = ctx;
+	ret = gdev_files_open(dev);
+	if (ret)
+		goto err;
 	if (dev->fops && dev->fops->attach) {
 		ret = dev->fops->attach(dev);
 		if (ret)
@@ -731,6 +861,7 @@ int gdev_attach(struct gdev *dev, const struct gdev_host *host, void *ctx)
 	return 0;
 
 err:
+	gdev_files_close(dev);
 	evtimer_del(dev->disconnect_timer);
 	dev->function_state = NULL;
 	dev->host = NULL;
@@ -749,6 +880,7 @@ void gdev_detach(struct gdev *dev, void (*free_urb)(struct urb *urb))
 	n = drop_all(dev, free_urb);
 	if (n)
 		log_dbg("%zu pending URBs dropped at detach", n);
+	gdev_files_close(dev);
 	reset_state(dev);
 	dev->host = NULL;
 	dev->host_ctx = NULL;

@@ -49,6 +49,7 @@ struct urb {
 	/* owned by the device while pending */
 	struct urb *next;		/* endpoint queue link */
 	struct event *timer;		/* delayed completion */
+	uint64_t due_us;		/* isochronous: completes then */
 	struct gdev *dev;
 
 	void *owner;			/* the server's connection */
@@ -88,9 +89,31 @@ struct gdev_ep {
 	size_t fifo_cap;
 	size_t fifo_head;		/* data is fifo[fifo_head..+fifo_len) */
 	size_t seq_pos;			/* SEQUENCE: next packet */
-	uint64_t source_off;		/* SOURCE: offset into the pattern */
+	uint64_t source_off;		/* SOURCE: bytes of the stream sent */
 	uint32_t urbs_seen;		/* for stall_nth */
+	uint64_t iso_acc;		/* stream.h: carried frame-us remainder */
+	uint64_t iso_due_us;		/* isochronous: when the last interval
+					 * queued ends (CLOCK_MONOTONIC) */
+	struct event *iso_timer;	/* completes the URBs of pending, in
+					 * order, as each one's due_us comes */
 };
+
+/*
+ * A file an endpoint's `source file` reads or its `sink file` writes
+ * (epfile.c).  Opened at attach and kept until detach, across
+ * configurations and alternate settings: a sink records the whole
+ * connection, in arrival order; a source starts over at the beginning
+ * whenever its endpoint is enabled (source_off).
+ */
+struct gdev_file {
+	const struct gd_endpoint *ep;
+	int fd;				/* sink: truncated at attach; -1 source */
+	uint8_t *data;			/* source: the whole file */
+	size_t len;
+	bool failed;			/* a write failed (logged once) */
+};
+
+#define GDEV_SOURCE_FILE_MAX	(64 * 1024 * 1024)
 
 #define GDEV_FIFO_MAX	(1024 * 1024)	/* loopback buffering; beyond it OUT NAKs */
 
@@ -110,6 +133,8 @@ struct gdev {
 	struct urb *ep0_pending;	/* delayed control replies */
 	struct urb *delayed;		/* delayed completions, other eps */
 	const struct fn_ops *fops; /* model->function's, or NULL */
+	struct gdev_file *files;	/* epfile.c; from attach to detach */
+	size_t n_files;
 	void *function_state;		/* the device function's own */
 };
 
@@ -149,6 +174,20 @@ void gdev_urbq_flush(struct gdev *dev, struct gdev_urbq *q, int status);
 /* Free every queued URB with free_urb without completing it (detach); a
  * NULL free_urb just empties the queue. */
 void gdev_urbq_free(struct gdev_urbq *q, void (*free_urb)(struct urb *urb));
+
+/* ---- epfile.c: the files of `source file` and `sink file` ---- */
+/* Open every one the model names (sinks truncated); on failure (negative
+ * errno, logged with the path) none stays open. */
+int gdev_files_open(struct gdev *dev);
+void gdev_files_close(struct gdev *dev);
+/* The file of an endpoint, or NULL. */
+struct gdev_file *gdev_file_of(struct gdev *dev, const struct gd_endpoint *ep);
+/* n bytes of a source file from byte *off of its stream (zeros past the
+ * end, or the file again with `repeat`); advances *off. */
+void gdev_file_read(const struct gdev_file *f, bool repeat, uint64_t *off,
+		    uint8_t *dst, size_t n);
+/* Append to a sink file; a failure is logged once and the data dropped. */
+void gdev_file_write(struct gdev_file *f, const uint8_t *src, size_t n);
 
 /* Complete an URB the device or its function holds (status 0 or negative
  * errno). */

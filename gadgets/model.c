@@ -26,6 +26,7 @@ static void endpoint_free(struct gd_endpoint *ep)
 	for (i = 0; i < ep->beh.n_packets; i++)
 		blob_free(&ep->beh.packets[i]);
 	free(ep->beh.packets);
+	free(ep->beh.path);
 }
 
 static void alt_free(struct gd_alt *alt)

@@ -49,10 +49,39 @@ enum gd_ep_mode {
 	GD_EP_SEQUENCE,		/* IN: one canned packet per URB */
 };
 
+/* what a SOURCE endpoint sends (stream.c generates count and sine) */
+enum gd_src_kind {
+	GD_SRC_PATTERN = 0,	/* pattern repeated (zeros when empty) */
+	GD_SRC_COUNT,		/* sample k of the stream is k mod 2^bits */
+	GD_SRC_SINE,		/* a sine of sine_hz on every channel */
+	GD_SRC_FILE,		/* the file's bytes, then zeros (or again) */
+};
+
+/*
+ * A sampled stream on an endpoint (stream.h): its sample format and, on an
+ * isochronous IN endpoint, how many bytes each service interval carries.
+ * Samples are signed little-endian PCM (unsigned for 1 byte, as USB audio's
+ * PCM8), channels interleaved.
+ */
+struct gd_stream {
+	uint32_t rate;			/* frames per second; 0: not given */
+	uint8_t channels;		/* 1..255 */
+	uint8_t sample_bytes;		/* 1..4 */
+	uint32_t packet_size;		/* fixed bytes per interval; 0: from
+					 * rate, or as long as the host asks */
+};
+
 struct gd_ep_behaviour {
 	enum gd_ep_mode mode;
 	uint8_t loop_to;		/* LOOPBACK: bEndpointAddress of the IN ep */
 	struct gd_blob pattern;		/* SOURCE: repeated across the buffer */
+	enum gd_src_kind src;		/* SOURCE: what fills IN data */
+	uint32_t sine_hz;		/* SRC_SINE: 1..rate/2 */
+	uint8_t sine_level;		/* SRC_SINE: amplitude, % of full scale */
+	char *path;			/* SRC_FILE: read at attach; SINK: OUT data
+					 * recorded there (NULL: dropped) */
+	bool file_repeat;		/* SRC_FILE: start over at its end */
+	struct gd_stream stream;
 	struct gd_blob *packets;	/* SEQUENCE: packets in order */
 	size_t n_packets;
 	bool repeat;			/* SEQUENCE: start over at the end (else NAK) */

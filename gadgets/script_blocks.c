@@ -8,6 +8,7 @@
 
 #include "fn/registry.h"
 #include "script_int.h"
+#include "stream.h"
 
 /* defined at the end, after their keyword tables */
 static const struct block_def device_block, config_block, interface_block,
@@ -52,7 +53,9 @@ static const struct kw_def companion_kws[] = {
 /* ---- endpoint { .. } ---- */
 
 enum { E_ADDR, E_TYPE, E_MPS, E_INTERVAL, E_BLEN, E_COMP, E_MODE, E_DELAY,
-	E_STALL };
+	E_STALL, E_RATE, E_CHANNELS, E_SBYTES };
+
+#define PATH_MAX_BYTES	4096	/* a file a source reads or a sink writes */
 
 struct loop_ref {
 	const struct tok *tok;	/* the target's token */
@@ -167,32 +170,147 @@ static int kw_loopback(struct blk *b, const struct stmt *st,
 	return 0;
 }
 
+/* a quoted file name: no NUL, 1..PATH_MAX_BYTES bytes; *out owns a copy */
+static int cur_path(struct cur *c, char **out)
+{
+	const struct tok *t = cur_peek(c);
+
+	if (!t)
+		return ps_fail(c->ps, c->st->kw, "%s: missing file name: expected a quoted string",
+			       tok_text(c->st->kw).s);
+	if (t->kind != T_STRING)
+		return ps_fail(c->ps, t, "%s: expected the file name as a quoted string, found %s",
+			       tok_text(c->st->kw).s, tok_desc(t).s);
+	if (!t->len || t->len > PATH_MAX_BYTES || memchr(t->text, 0, t->len))
+		return ps_fail(c->ps, t, "%s: a file name is 1 to %d bytes without NUL",
+			       tok_text(c->st->kw).s, PATH_MAX_BYTES);
+	*out = strndup(t->text, t->len);
+	if (!*out)
+		return ps_oom(c->ps);
+	c->i++;
+	return 0;
+}
+
+/* sink [file "PATH"] / nak */
 static int kw_sink(struct blk *b, const struct stmt *st,
 		   const struct kw_def *d)
 {
+	static const char *const kinds[] = { "file", NULL };
 	struct gd_endpoint *ep = b->model;
+	struct cur c = CUR(b->ps, st);
+	int i;
 
 	(void)d;
-	ep->beh.mode = tok_is(st->kw, "sink") ? GD_EP_SINK : GD_EP_NAK;
-	return ps_no_args(b, st);
+	if (!tok_is(st->kw, "sink")) {
+		ep->beh.mode = GD_EP_NAK;
+		return ps_no_args(b, st);
+	}
+	ep->beh.mode = GD_EP_SINK;
+	if (!cur_peek(&c))
+		return 0;
+	return cur_choice(&c, kinds, &i) ?: cur_path(&c, &ep->beh.path) ?:
+	       cur_end(&c);
 }
 
+/* source [pattern BYTES | count | sine HZ [PERCENT] | file "PATH" [repeat]] */
 static int kw_source(struct blk *b, const struct stmt *st,
 		     const struct kw_def *d)
 {
-	struct gd_endpoint *ep = b->model;
+	static const char *const kinds[] = {
+		"pattern", "count", "sine", "file", NULL,
+	};
+	struct gd_ep_behaviour *beh = &((struct gd_endpoint *)b->model)->beh;
 	struct cur c = CUR(b->ps, st);
-	const struct tok *t = cur_peek(&c);
+	const struct tok *t;
+	uint32_t v;
+	int i, rc;
 
 	(void)d;
-	ep->beh.mode = GD_EP_SOURCE;
-	if (!t)
+	beh->mode = GD_EP_SOURCE;
+	if (!cur_peek(&c))
 		return 0;
-	if (!tok_is(t, "pattern"))
-		return ps_fail(b->ps, t, "source: expected 'pattern' and hex bytes, or nothing, found %s",
-			       tok_desc(t).s);
-	c.i++;
-	return cur_bytes(&c, &ep->beh.pattern, true);
+	rc = cur_choice(&c, kinds, &i);
+	if (rc)
+		return rc;
+	switch (i) {
+	case 0:
+		return cur_bytes(&c, &beh->pattern, true);
+	case 1:
+		beh->src = GD_SRC_COUNT;
+		return cur_end(&c);
+	case 2:
+		beh->src = GD_SRC_SINE;
+		beh->sine_level = STREAM_SINE_LEVEL;
+		rc = cur_num(&c, 32, &beh->sine_hz);
+		if (!rc && !beh->sine_hz)
+			return ps_fail(b->ps, &st->args[1], "source sine: the frequency must be at least 1 Hz");
+		t = cur_peek(&c);
+		if (rc || !t)
+			return rc;
+		rc = cur_num(&c, 8, &v);
+		if (!rc && (v < 1 || v > 100))
+			return ps_fail(b->ps, t, "source sine: level %u: expected 1..100 (%% of full scale)",
+				       v);
+		beh->sine_level = (uint8_t)v;
+		return rc ?: cur_end(&c);
+	default:
+		beh->src = GD_SRC_FILE;
+		rc = cur_path(&c, &beh->path);
+		t = cur_peek(&c);
+		if (rc || !t)
+			return rc;
+		if (!tok_is(t, "repeat"))
+			return ps_fail(b->ps, t, "source file: expected 'repeat' or nothing after the file name, found %s",
+				       tok_desc(t).s);
+		beh->file_repeat = true;
+		c.i++;
+		return cur_end(&c);
+	}
+}
+
+/* rate HZ | packet-size BYTES: how much each isochronous interval carries */
+static int kw_rate(struct blk *b, const struct stmt *st,
+		   const struct kw_def *d)
+{
+	struct gd_stream *s = &((struct gd_endpoint *)b->model)->beh.stream;
+	struct cur c = CUR(b->ps, st);
+	uint32_t v;
+	int rc = cur_num(&c, 32, &v) ?: cur_end(&c);
+
+	(void)d;
+	if (rc)
+		return rc;
+	if (!v)
+		return ps_fail(b->ps, &st->args[0], "%s: must be at least 1",
+			       tok_text(st->kw).s);
+	if (tok_is(st->kw, "rate"))
+		s->rate = v;
+	else
+		s->packet_size = v;
+	return 0;
+}
+
+/* channels 1..255, sample-bytes 1..4: the sample format */
+static int kw_format(struct blk *b, const struct stmt *st,
+		     const struct kw_def *d)
+{
+	struct gd_stream *s = &((struct gd_endpoint *)b->model)->beh.stream;
+	struct cur c = CUR(b->ps, st);
+	bool ch = tok_is(st->kw, "channels");
+	uint32_t v, max = ch ? 255 : STREAM_MAX_SAMPLE_BYTES;
+	int rc = cur_num(&c, 32, &v) ?: cur_end(&c);
+
+	(void)d;
+	if (rc)
+		return rc;
+	if (v < 1 || v > max)
+		return ps_fail(b->ps, &st->args[0], "%s: %u: expected 1..%u",
+			       tok_text(st->kw).s, v, max);
+	if (ch)
+		s->channels = (uint8_t)v;
+	else
+		s->sample_bytes = (uint8_t)v;
+	return 0;
 }
 
 static int kw_sequence(struct blk *b, const struct stmt *st,
@@ -234,6 +352,10 @@ static const struct kw_def endpoint_kws[] = {
 	NUM("delay", struct gd_endpoint, beh.delay_ms, 32, E_DELAY),
 	KW("stall-nth", kw_nth, NOBLK, E_STALL, 0,
 	   offsetof(struct gd_endpoint, beh.stall_nth)),
+	KW("rate", kw_rate, NOBLK, E_RATE, 0, 0),
+	KW("packet-size", kw_rate, NOBLK, E_RATE, 0, 0),
+	KW("channels", kw_format, NOBLK, E_CHANNELS, 0, 0),
+	KW("sample-bytes", kw_format, NOBLK, E_SBYTES, 0, 0),
 };
 
 /* wMaxPacketSize when not given, [type][speed]; 0: no such endpoint */
@@ -260,6 +382,67 @@ static uint8_t default_interval(unsigned int xfer, enum usbip_speed speed)
 		return fast ? 4 : 10;	/* 2^(4-1) x 125 us = 1 ms; 10 frames */
 	if (xfer == USB_ENDPOINT_XFER_ISOC)
 		return 1;		/* every (micro)frame */
+	return 0;
+}
+
+/* What one service interval of an isochronous endpoint can carry. */
+static uint64_t iso_capacity(const struct gd_endpoint *ep,
+			     enum usbip_speed speed)
+{
+	uint32_t size = ep->wMaxPacketSize & 0x7ff;
+
+	if (speed == USBIP_SPEED_SUPER && ep->ss.present)
+		return ep->ss.wBytesPerInterval;
+	if (speed == USBIP_SPEED_HIGH)	/* USB 2.0 5.6.4: bits 12:11 */
+		return size * (1 + ((ep->wMaxPacketSize >> 11) & 3));
+	return size;
+}
+
+/* The stream keywords: what they need, and that wMaxPacketSize holds the
+ * largest packet the rate gives. */
+static int stream_finish(struct blk *b, struct gd_endpoint *ep,
+			 unsigned int xfer, bool in)
+{
+	struct parser *ps = b->ps;
+	struct gd_ep_behaviour *beh = &ep->beh;
+	struct gd_stream *s = &beh->stream;
+	const struct stmt *rate = b->seen[E_RATE];
+	const struct stmt *fmt[] = { b->seen[E_CHANNELS], b->seen[E_SBYTES] };
+	uint32_t us = stream_interval_us(ps->dev->speed, ep->bInterval);
+	uint64_t most, cap;
+	size_t i;
+
+	if (!b->seen[E_CHANNELS])
+		s->channels = 2;
+	if (!b->seen[E_SBYTES])
+		s->sample_bytes = 2;
+	if (rate && (xfer != USB_ENDPOINT_XFER_ISOC || !in))
+		return ps_fail(ps, rate->kw, "%s: only for isochronous IN endpoints (the host sizes OUT packets), 0x%02x is %s %s",
+			       tok_text(rate->kw).s, ep->bEndpointAddress,
+			       ps_xfer_name(xfer), in ? "IN" : "OUT");
+	for (i = 0; i < 2; i++)
+		if (fmt[i] && !in)
+			return ps_fail(ps, fmt[i]->kw, "%s: the sample format is for IN endpoints (a source), 0x%02x is OUT",
+				       tok_text(fmt[i]->kw).s,
+				       ep->bEndpointAddress);
+	if (beh->src == GD_SRC_SINE && !s->rate)
+		return ps_fail(ps, b->seen[E_MODE]->kw, "source sine: needs the endpoint's rate (the sample rate in Hz)");
+	if (beh->src == GD_SRC_SINE && beh->sine_hz > s->rate / 2)
+		return ps_fail(ps, &b->seen[E_MODE]->args[1], "source sine: %u Hz is above half the rate (%u Hz)",
+			       beh->sine_hz, s->rate);
+	if (!rate)
+		return 0;
+	most = stream_max_packet(s, us);
+	cap = iso_capacity(ep, ps->dev->speed);
+	if (most > cap) {
+		if (s->rate)
+			return ps_fail(ps, rate->kw, "rate: %u Hz x %u channels x %u bytes needs up to %llu bytes per %u us interval, wMaxPacketSize allows %llu",
+				       s->rate, s->channels, s->sample_bytes,
+				       (unsigned long long)most, us,
+				       (unsigned long long)cap);
+		return ps_fail(ps, rate->kw, "packet-size: %u bytes per interval, wMaxPacketSize allows %llu",
+			       s->packet_size, (unsigned long long)cap);
+	}
 	return 0;
 }
 
@@ -308,22 +491,28 @@ static int endpoint_finish(struct blk *b, struct gd_alt *alt, size_t ei)
 		ep->ss.wBytesPerInterval = bpi > 0xffff ? 0xffff : (uint16_t)bpi;
 	}
 
-	for (i = 0; i < sizeof(beh) / sizeof(beh[0]); i++)
-		if (beh[i] && xfer != USB_ENDPOINT_XFER_BULK &&
-		    xfer != USB_ENDPOINT_XFER_INT)
-			return ps_fail(ps, beh[i]->kw, "%s: behaviours are for bulk and interrupt endpoints, this one is %s",
-				       tok_text(beh[i]->kw).s,
-				       ps_xfer_name(xfer));
-	if (!mode)
-		return 0;
-	if (in && (ep->beh.mode == GD_EP_LOOPBACK || ep->beh.mode == GD_EP_SINK))
+	for (i = 0; i < sizeof(beh) / sizeof(beh[0]); i++) {
+		if (!beh[i] || xfer == USB_ENDPOINT_XFER_BULK ||
+		    xfer == USB_ENDPOINT_XFER_INT)
+			continue;
+		/* isochronous: a stream in or out, no handshake to fake */
+		if (xfer == USB_ENDPOINT_XFER_ISOC && beh[i] == mode &&
+		    (ep->beh.mode == GD_EP_SOURCE || ep->beh.mode == GD_EP_SINK))
+			continue;
+		return ps_fail(ps, beh[i]->kw, xfer == USB_ENDPOINT_XFER_ISOC ?
+			       "%s: an %s endpoint takes only source (IN) or sink (OUT)" :
+			       "%s: behaviours are for bulk and interrupt endpoints, this one is %s",
+			       tok_text(beh[i]->kw).s, ps_xfer_name(xfer));
+	}
+	if (mode && in &&
+	    (ep->beh.mode == GD_EP_LOOPBACK || ep->beh.mode == GD_EP_SINK))
 		return ps_fail(ps, mode->kw, "%s: only for OUT endpoints, 0x%02x is IN",
 			       tok_text(mode->kw).s, ep->bEndpointAddress);
-	if (!in && (ep->beh.mode == GD_EP_SOURCE ||
-		    ep->beh.mode == GD_EP_SEQUENCE))
+	if (mode && !in && (ep->beh.mode == GD_EP_SOURCE ||
+			    ep->beh.mode == GD_EP_SEQUENCE))
 		return ps_fail(ps, mode->kw, "%s: only for IN endpoints, 0x%02x is OUT",
 			       tok_text(mode->kw).s, ep->bEndpointAddress);
-	return 0;
+	return stream_finish(b, ep, xfer, in);
 }
 
 /* ---- interface { .. } ---- */
