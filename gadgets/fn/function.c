@@ -23,6 +23,8 @@ const struct fn_ops *const fn_list[] = {
 	&fn_mct_u232_ops,
 	&fn_zero_ops,
 	&fn_ether_ops,
+	&fn_printer_ops,
+	&fn_usbtmc_ops,
 	NULL,
 };
 

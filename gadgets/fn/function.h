@@ -73,6 +73,8 @@ extern const struct fn_ops fn_ch341_ops;
 extern const struct fn_ops fn_mct_u232_ops;
 extern const struct fn_ops fn_zero_ops;
 extern const struct fn_ops fn_ether_ops;
+extern const struct fn_ops fn_printer_ops;
+extern const struct fn_ops fn_usbtmc_ops;
 
 /* ---- options: `key value...` lines of the script's function block ---- */
 const struct gd_fn_opt *fn_opt(const struct gd_device *model,
