@@ -383,7 +383,8 @@ static void note_put(struct ether *st, uint8_t type, uint16_t value,
 	put_le16(b + 2, value);
 	put_le16(b + 4, st->e.comm->bInterfaceNumber);
 	put_le16(b + 6, len);
-	memcpy(b + 8, data, len);
+	if (len)
+		memcpy(b + 8, data, len);
 }
 
 /* Send what is queued to the interrupt URBs the host has posted, at most
