@@ -6,7 +6,8 @@
  * kernel-patch/build.sh, or `debian:VERSION`: a kernel image package of
  * the host's apt sources, downloaded and unpacked into a cache without
  * installing it.  Its modules come from `--modules`, the build's or the
- * package's own, or the host's /lib/modules.  The release is read from
+ * package's own (or a bzImage's in build.sh's output layout: its folder's
+ * modules/), or the host's /lib/modules.  The release is read from
  * the bzImage's header, and the .config is looked for next to it.
  */
 #define _GNU_SOURCE
@@ -391,6 +392,38 @@ static void find_kconfig(struct guest_kernel *k)
 	k->kconfig[0] = '\0';
 }
 
+/*
+ * A bzImage named by its path, in a folder laid out as kernel-patch/
+ * build.sh leaves its output (bzImage, modules/lib/modules/KVER, stamp):
+ * a regression mutant's build/regress/NNN-name/kernel/ or a copy of
+ * build/kernel/.  Its own modules then, not the host's, and it is a
+ * patched build, so that several such kernels in one run each bring
+ * theirs.  Nothing changes for a bzImage without that layout.
+ */
+static void find_own_build(struct guest_kernel *k)
+{
+	char dir[PATH_MAX], probe[PATH_MAX + 300];
+	struct stat st;
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", k->bzimage);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		snprintf(dir, sizeof(dir), ".");
+	if (snprintf(probe, sizeof(probe), "%s/modules/lib/modules/%s", dir,
+		     k->kver) >= (int)sizeof(probe) ||
+	    stat(probe, &st) || !S_ISDIR(st.st_mode) ||
+	    snprintf(k->mods_root, sizeof(k->mods_root), "%s/modules", dir) >=
+	    (int)sizeof(k->mods_root)) {
+		k->mods_root[0] = '\0';
+		return;
+	}
+	snprintf(probe, sizeof(probe), "%s/stamp", dir);
+	k->patched = !access(probe, R_OK);
+}
+
 /* ---- --kernel-tree DIR ---- */
 
 /*
@@ -496,6 +529,7 @@ static int resolve_tree(const char *prog, const char *dir, const char *root,
 int guest_kernel_resolve(const char *prog, const struct guest_opts *o,
 			 const char *root, struct guest_kernel *k)
 {
+	bool by_path = false;
 	int ret;
 
 	memset(k, 0, sizeof(*k));
@@ -521,6 +555,7 @@ int guest_kernel_resolve(const char *prog, const struct guest_opts *o,
 				prog, o->kernel);
 			return -ENAMETOOLONG;
 		}
+		by_path = ret == 1;
 	} else if (initramfs_default_kernel(k->bzimage, sizeof(k->bzimage))) {
 		fprintf(stderr, "%s: no /boot/vmlinuz-*: install linux-image-amd64 (make deps) or pass --kernel\n",
 			prog);
@@ -535,6 +570,8 @@ int guest_kernel_resolve(const char *prog, const struct guest_opts *o,
 			prog, k->bzimage);
 		return -EINVAL;
 	}
+	if (by_path && !o->modules_dir)
+		find_own_build(k);
 	find_kconfig(k);
 	return 0;
 }

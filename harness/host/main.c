@@ -43,6 +43,8 @@ static const char usage[] =
 "A DIR stands for its *.scenario files.\n"
 "\n"
 "  --kernel BZIMAGE     guest kernel (default: the newest /boot/vmlinuz-*);\n"
+"                       in a folder as kernel-patch/build.sh leaves it\n"
+"                       (a regression mutant's), with that folder's modules;\n"
 "                       repeat it to run the suite on each kernel, then\n"
 "                       print each scenario's outcome side by side\n"
 "  --kernel patched     the kernel `make kernel` built from kernel-patch/\n"

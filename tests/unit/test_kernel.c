@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_kernel.c - which guest kernel `--kernel debian:VERSION` means
- * (harness/host/kernel.c): package names to kernel versions, and which
- * versions a spec names.
+ * test_kernel.c - which guest kernel `--kernel` means
+ * (harness/host/kernel.c): package names to kernel versions, which
+ * versions a `debian:` spec names, and the modules a bzImage named by its
+ * path brings from its folder.
  */
 #include "kernel.h"
 
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -75,11 +82,105 @@ static void test_version_matches(void **state)
 	assert_false(kernel_deb_version_matches("6.1", "6.1.0"));
 }
 
+/* A file with just the boot header's release: "HdrS" at 0x202, the
+ * kernel_version offset at 0x20e (from 0x200), the string there. */
+static void write_header_only(const char *path, const char *release)
+{
+	unsigned char img[0x400] = { 0 };
+	int fd;
+
+	memcpy(img + 0x202, "HdrS", 4);
+	img[0x20e] = 0x80;		/* the string at 0x280 */
+	snprintf((char *)img + 0x280, 64, "%s (builder) #1", release);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, img, sizeof(img)), sizeof(img));
+	close(fd);
+}
+
+static void mkdir_p(const char *dir, const char *sub)
+{
+	char path[PATH_MAX], *p;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, sub);
+	for (p = path + strlen(dir) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	assert_int_equal(mkdir(path, 0755), 0);
+}
+
+static void resolve(const char *bzimage, const char *modules,
+		    struct guest_kernel *k)
+{
+	const struct guest_opts o = { .kernel = bzimage,
+				      .modules_dir = modules };
+
+	assert_int_equal(guest_kernel_resolve("test", &o, "/nonexistent", k),
+			 0);
+}
+
+/* --kernel DIR/bzImage: DIR/modules when it holds lib/modules/RELEASE;
+ * a build.sh stamp makes it a patched build; --modules wins; a folder
+ * without that layout (or for another release) leaves the host's. */
+static void test_bzimage_own_modules(void **state)
+{
+	static const char *const made[] = {	/* deepest first */
+		"modules/lib/modules/6.12.118-usbrig",
+		"modules/lib/modules/6.1.0-usbrig",
+		"modules/lib/modules", "modules/lib", "modules",
+	};
+	char dir[] = "/tmp/usbrig-test-kernel-XXXXXX", img[PATH_MAX],
+	     want[PATH_MAX + 64], stamp[PATH_MAX];
+	struct guest_kernel k;
+	size_t i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(img, sizeof(img), "%s/bzImage", dir);
+	snprintf(stamp, sizeof(stamp), "%s/stamp", dir);
+	write_header_only(img, "6.12.118-usbrig");
+
+	resolve(img, NULL, &k);
+	assert_string_equal(k.kver, "6.12.118-usbrig");
+	assert_string_equal(k.mods_root, "");
+	assert_false(k.patched);
+
+	mkdir_p(dir, "modules/lib/modules/6.1.0-usbrig");	/* not its own */
+	resolve(img, NULL, &k);
+	assert_string_equal(k.mods_root, "");
+
+	mkdir_p(dir, "modules/lib/modules/6.12.118-usbrig");
+	resolve(img, NULL, &k);
+	snprintf(want, sizeof(want), "%s/modules", dir);
+	assert_string_equal(k.mods_root, want);
+	assert_false(k.patched);
+
+	write_header_only(stamp, "x");
+	resolve(img, NULL, &k);
+	assert_string_equal(k.mods_root, want);
+	assert_true(k.patched);
+
+	resolve(img, "/opt/mods", &k);
+	assert_string_equal(k.mods_root, "/opt/mods");
+	assert_false(k.patched);
+
+	unlink(stamp);
+	unlink(img);
+	for (i = 0; i < sizeof(made) / sizeof(made[0]); i++) {
+		snprintf(want, sizeof(want), "%s/%s", dir, made[i]);
+		assert_int_equal(rmdir(want), 0);
+	}
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_image_version),
 		cmocka_unit_test(test_version_matches),
+		cmocka_unit_test(test_bzimage_own_modules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
