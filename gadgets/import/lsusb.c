@@ -282,10 +282,16 @@ static size_t field_name(const char *s, char *name, size_t nmax, char *base,
 
 	while (*p && *p != ' ' && *p != '\t')
 		p++;
-	open = memchr(s, '(', p - s);
-	if (open && !memchr(open, ')', p - open)) {
-		const char *close = strchr(p, ')');
+	/* "bmaControls( 0)", UAC's "tSamFreq[ 0]": a bracket may hold
+	 * blanks */
+	for (b = 0; b < 2; b++) {
+		const char pair[2][2] = { { '(', ')' }, { '[', ']' } };
+		const char *close;
 
+		open = memchr(s, pair[b][0], p - s);
+		if (!open || memchr(open, pair[b][1], p - open))
+			continue;
+		close = strchr(p, pair[b][1]);
 		if (!close || close - p > 8)
 			return 0;
 		p = close + 1;

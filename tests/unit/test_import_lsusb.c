@@ -210,6 +210,33 @@ static void test_cdc_acm_017(void **state)
 	imp_set_free(&set);
 }
 
+/* ---- UAC1's "tSamFreq[ 0]  48000": a field name holding a blank ---- */
+
+static void test_uac1_samfreq(void **state)
+{
+	/* FORMAT_TYPE I: PCM, 2 channels, 2 bytes, 16 bits, one rate */
+	static const uint8_t format[] = {
+		0x0b, 0x24, 0x02, 0x01, 0x02, 0x02, 0x10, 0x01,
+		0x80, 0xbb, 0x00,
+	};
+	struct imp_error err = { "" };
+	const struct imp_blob *c;
+	struct imp_set set;
+	size_t pos, found = 0;
+
+	(void)state;
+	assert_int_equal(read_file_set(DATA "uac1-014.txt", &set, &err), 0);
+	assert_int_equal(set.n, 1);
+	c = &set.devs[0]->configs[0];
+	assert_chain(c);
+	for (pos = 0; pos + sizeof(format) <= c->len; pos += c->data[pos])
+		if (!memcmp(c->data + pos, format, sizeof(format)))
+			found++;
+	assert_int_equal(found, 2);	/* the speaker's and the microphone's */
+	assert_emits(&set, set.devs[0]);
+	imp_set_free(&set);
+}
+
 /* ---- a report descriptor lsusb could read: rebuilt from its items ---- */
 
 static void test_hid_report_items(void **state)
@@ -779,6 +806,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ftdi_007),
 		cmocka_unit_test(test_cdc_acm_017),
+		cmocka_unit_test(test_uac1_samfreq),
 		cmocka_unit_test(test_hid_report_items),
 		cmocka_unit_test(test_linuxhw_015),
 		cmocka_unit_test(test_linuxhw_008),
