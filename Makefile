@@ -242,7 +242,7 @@ DEMO_SCENARIOS := $(wildcard tests/demo/*.scenario)
 VM_BINS := $(HOST_BIN) $(AGENT_BIN) $(GADGET_BIN)
 # static programs the scenarios copy into the guest with `file`
 GUEST_TOOLS := $(BUILD)/tools/testusb $(BUILD)/tools/usb-timing \
-	$(BUILD)/tools/pcm-io
+	$(BUILD)/tools/pcm-io $(BUILD)/tools/v4l2-grab
 USBRIG_FLAGS ?=
 
 check-vm: $(VM_BINS) $(GUEST_TOOLS)
@@ -425,6 +425,15 @@ $(BUILD)/tools/usb-timing: tests/tools/usb-timing.c
 $(BUILD)/tools/pcm-io: tests/tools/pcm-io.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) -O2 -static -o $@ $<
+
+# v4l2-grab: grabs YUYV frames through V4L2 ioctls in the guest, no libv4l,
+# and checks them against the uvc function's test pattern, whose one
+# definition it links (tests/tools/v4l2-grab.c; the video scenarios copy it in)
+$(BUILD)/tools/v4l2-grab: tests/tools/v4l2-grab.c gadgets/fn/uvc_pattern.c \
+		gadgets/fn/uvc_pattern.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -O2 -static -Igadgets/fn -o $@ tests/tools/v4l2-grab.c \
+		gadgets/fn/uvc_pattern.c
 
 # check-style: the tree in kernel coding style, checked by the kernel's own
 # scripts/checkpatch.pl from the same linux-source-6.1 (extracted here,

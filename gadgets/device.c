@@ -549,6 +549,31 @@ static void iso_submit(struct gdev *dev, struct gdev_ep *ep, struct urb *urb)
 		   (uint64_t)urb->number_of_packets * us);
 }
 
+void gdev_iso_complete(struct gdev *dev, struct urb *urb)
+{
+	struct gdev_ep *ep = &dev->ep[urb->dir_in][urb->ep];
+	uint32_t us, total = 0;
+	int i;
+
+	if (!ep->desc || ep_type(ep) != USB_ENDPOINT_XFER_ISOC) {
+		/* the function's bug: never an endpoint we cannot pace */
+		log_err("urb seq=%u: ep %u is not isochronous", urb->seqnum,
+			urb->ep);
+		urb_finish(dev, urb, -EPIPE, 0, 0);
+		return;
+	}
+	us = stream_interval_us(dev->model->speed, ep->desc->bInterval);
+	if (urb->number_of_packets <= 0 || !urb->iso) {
+		iso_finish(dev, ep, urb, min_sz(urb->actual_length,
+						urb->length), us);
+		return;
+	}
+	for (i = 0; i < urb->number_of_packets; i++)
+		total += urb->iso[i].actual_length;
+	iso_finish(dev, ep, urb, min_sz(total, urb->length),
+		   (uint64_t)urb->number_of_packets * us);
+}
+
 /* ---- bulk and interrupt ---- */
 
 static void in_submit(struct gdev *dev, struct gdev_ep *ep, struct urb *urb)
@@ -611,6 +636,11 @@ static void ep_submit(struct gdev *dev, struct urb *urb)
 		return;
 	}
 	if (ep_type(ep) == USB_ENDPOINT_XFER_ISOC) {
+		/* a function that streams fills the packets itself and paces
+		 * them through gdev_iso_complete() */
+		if (dev->fops && dev->fops->submit &&
+		    !dev->fops->submit(dev, urb))
+			return;
 		iso_submit(dev, ep, urb);
 		return;
 	}

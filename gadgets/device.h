@@ -194,4 +194,15 @@ void gdev_file_write(struct gdev_file *f, const uint8_t *src, size_t n);
 void gdev_complete(struct gdev *dev, struct urb *urb, int status,
 		   uint32_t actual);
 
+/*
+ * An isochronous URB a function took and filled: its packets' data packed
+ * back to back from urb->buf (USB/IP's layout, see iso_submit() in
+ * device.c), each urb->iso[i].actual_length and status set (without a
+ * packet list, urb->actual_length).  It completes with status 0 at the
+ * bus's pace, number_of_packets service intervals after the URB queued
+ * before it on the endpoint, which holds it meanwhile (unlink and a new
+ * alternate setting find it there).
+ */
+void gdev_iso_complete(struct gdev *dev, struct urb *urb);
+
 #endif /* USBRIG_DEVICE_H */

@@ -385,19 +385,6 @@ static uint8_t default_interval(unsigned int xfer, enum usbip_speed speed)
 	return 0;
 }
 
-/* What one service interval of an isochronous endpoint can carry. */
-static uint64_t iso_capacity(const struct gd_endpoint *ep,
-			     enum usbip_speed speed)
-{
-	uint32_t size = ep->wMaxPacketSize & 0x7ff;
-
-	if (speed == USBIP_SPEED_SUPER && ep->ss.present)
-		return ep->ss.wBytesPerInterval;
-	if (speed == USBIP_SPEED_HIGH)	/* USB 2.0 5.6.4: bits 12:11 */
-		return size * (1 + ((ep->wMaxPacketSize >> 11) & 3));
-	return size;
-}
-
 /* The stream keywords: what they need, and that wMaxPacketSize holds the
  * largest packet the rate gives. */
 static int stream_finish(struct blk *b, struct gd_endpoint *ep,
@@ -433,7 +420,7 @@ static int stream_finish(struct blk *b, struct gd_endpoint *ep,
 	if (!rate)
 		return 0;
 	most = stream_max_packet(s, us);
-	cap = iso_capacity(ep, ps->dev->speed);
+	cap = stream_iso_capacity(ep, ps->dev->speed);
 	if (most > cap) {
 		if (s->rate)
 			return ps_fail(ps, rate->kw, "rate: %u Hz x %u channels x %u bytes needs up to %llu bytes per %u us interval, wMaxPacketSize allows %llu",

@@ -17,6 +17,18 @@ uint32_t stream_interval_us(enum usbip_speed speed, uint8_t bInterval)
 	return unit << (b - 1);
 }
 
+uint32_t stream_iso_capacity(const struct gd_endpoint *ep,
+			     enum usbip_speed speed)
+{
+	uint32_t size = ep->wMaxPacketSize & 0x7ff;
+
+	if (speed == USBIP_SPEED_SUPER && ep->ss.present)
+		return ep->ss.wBytesPerInterval;
+	if (speed == USBIP_SPEED_HIGH)
+		return size * (1 + ((ep->wMaxPacketSize >> 11) & 3));
+	return size;
+}
+
 uint32_t stream_frame_bytes(const struct gd_stream *s)
 {
 	return (uint32_t)s->channels * s->sample_bytes;

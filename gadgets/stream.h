@@ -34,6 +34,13 @@
  * as 16. */
 uint32_t stream_interval_us(enum usbip_speed speed, uint8_t bInterval);
 
+/* What one service interval of an isochronous endpoint can carry: bits
+ * 10:0 of wMaxPacketSize, times the transactions of bits 12:11 at high
+ * speed (USB 2.0 5.6.4), the companion's wBytesPerInterval at super
+ * speed. */
+uint32_t stream_iso_capacity(const struct gd_endpoint *ep,
+			     enum usbip_speed speed);
+
 /* Bytes in one frame: channels x sample_bytes. */
 uint32_t stream_frame_bytes(const struct gd_stream *s);
 

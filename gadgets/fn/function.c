@@ -25,6 +25,8 @@ const struct fn_ops *const fn_list[] = {
 	&fn_ether_ops,
 	&fn_printer_ops,
 	&fn_usbtmc_ops,
+	&fn_uvc_ops,
+	&fn_ax88179_ops,
 	NULL,
 };
 
@@ -76,21 +78,43 @@ const struct gd_fn_opt *fn_opt(const struct gd_device *model, const char *key)
 	return NULL;
 }
 
-int fn_opt_error(const struct gd_device *model, const struct gd_fn_opt *opt,
-		 struct script_error *err, const char *fmt, ...)
+static int fn_verror(const struct gd_device *model, int line, int col,
+		     struct script_error *err, const char *fmt, va_list ap)
 {
 	char msg[384];
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	err->line = opt ? opt->line : model->function_line;
-	err->col = opt ? opt->col : model->function_col;
+	err->line = line;
+	err->col = col;
 	snprintf(err->msg, sizeof(err->msg), "%s:%d:%d: function %s: %s",
 		 model->path ? model->path : "<script>", err->line, err->col,
 		 model->function, msg);
 	return -EINVAL;
+}
+
+int fn_opt_error(const struct gd_device *model, const struct gd_fn_opt *opt,
+		 struct script_error *err, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = fn_verror(model, opt ? opt->line : model->function_line,
+			opt ? opt->col : model->function_col, err, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+int fn_error_at(const struct gd_device *model, int line,
+		struct script_error *err, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = fn_verror(model, line, 1, err, fmt, ap);
+	va_end(ap);
+	return ret;
 }
 
 int fn_opt_u64(const struct gd_device *model, const char *key, uint64_t def,

@@ -26,7 +26,9 @@
  *  - submit(dev, urb): an URB for a non-zero endpoint of the active
  *    configuration that is not halted.  Return 0 when the function took it
  *    (it completes it now or later with gdev_complete()), -ENOENT to let
- *    the script's endpoint behaviour handle it.
+ *    the script's endpoint behaviour handle it.  Isochronous URBs come
+ *    here too: one the function takes it fills at once and hands to
+ *    gdev_iso_complete(), which keeps the bus's pace.
  *  - unlink(dev, seqnum): take back a pending URB the function holds, or
  *    NULL.  Required when submit can keep URBs pending.
  *  - reset(dev): the configuration or an alternate setting changed: complete the URBs it holds with -ESHUTDOWN (gdev_complete)
@@ -75,6 +77,8 @@ extern const struct fn_ops fn_zero_ops;
 extern const struct fn_ops fn_ether_ops;
 extern const struct fn_ops fn_printer_ops;
 extern const struct fn_ops fn_usbtmc_ops;
+extern const struct fn_ops fn_uvc_ops;
+extern const struct fn_ops fn_ax88179_ops;
 
 /* ---- options: `key value...` lines of the script's function block ---- */
 const struct gd_fn_opt *fn_opt(const struct gd_device *model,
@@ -87,6 +91,11 @@ int fn_opt_u64(const struct gd_device *model, const char *key, uint64_t def,
 /* Set err to "path:line:col: <msg>" at opt (or at the function line). */
 int fn_opt_error(const struct gd_device *model, const struct gd_fn_opt *opt,
 		 struct script_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* The same at column 1 of a script line: for descriptors the function
+ * rejects (an interface's or an endpoint's line). */
+int fn_error_at(const struct gd_device *model, int line,
+		struct script_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /*
  * The interface a function serves, alternate setting 0 in any
