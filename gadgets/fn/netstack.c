@@ -27,8 +27,10 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "netstack.h"
 #include "usbip_wire.h"
 #include "util.h"
@@ -199,6 +201,77 @@ int net_answer(const struct net_self *self, const uint8_t *frame, size_t len,
 	default:
 		return ignore(why, "EtherType not ARP or IPv4");
 	}
+}
+
+size_t net_respond(const struct net_self *self, const uint8_t *frame,
+		   size_t len, uint8_t *out, size_t cap, struct net_counts *n,
+		   const char *who)
+{
+	const char *why = "";
+	int rc;
+
+	n->frames++;
+	rc = net_answer(self, frame, len, out, cap, &why);
+	if (rc > 0) {
+		if (get_be16(out + 12) == NET_ETHERTYPE_ARP)
+			n->arp++;
+		else
+			n->echo++;
+		log_dbg("%s: %zu-byte frame answered with %d bytes", who, len,
+			rc);
+		return rc;
+	}
+	if (rc == 0) {
+		n->ignored++;
+		log_dbg("%s: %zu-byte frame ignored: %s", who, len, why);
+		return 0;
+	}
+	n->malformed++;
+	log_warn("%s: %zu-byte frame dropped: %s", who, len,
+		 rc == -ENOSPC ? "its reply would not fit" : why);
+	return 0;
+}
+
+int net_frameq_init(struct net_frameq *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->f = calloc(NET_FRAMEQ_MAX, sizeof(*q->f));
+	return q->f ? 0 : -ENOMEM;
+}
+
+void net_frameq_free(struct net_frameq *q)
+{
+	free(q->f);
+	memset(q, 0, sizeof(*q));
+}
+
+int net_frameq_put(struct net_frameq *q, const uint8_t *f, size_t len)
+{
+	unsigned int slot;
+
+	if (len > NET_FRAME_MAX)
+		return -EINVAL;
+	if (q->n == NET_FRAMEQ_MAX)
+		return -ENOSPC;
+	slot = (q->head + q->n++) % NET_FRAMEQ_MAX;
+	memcpy(q->f[slot], f, len);
+	q->len[slot] = len;
+	return 0;
+}
+
+const uint8_t *net_frameq_at(const struct net_frameq *q, unsigned int i,
+			     size_t *len)
+{
+	unsigned int slot = (q->head + i) % NET_FRAMEQ_MAX;
+
+	*len = q->len[slot];
+	return q->f[slot];
+}
+
+void net_frameq_drop(struct net_frameq *q, unsigned int n)
+{
+	q->head = (q->head + n) % NET_FRAMEQ_MAX;
+	q->n -= n;
 }
 
 int net_parse_mac(const char *s, uint8_t mac[NET_ETH_ALEN])
