@@ -187,38 +187,19 @@ static int parse_opts(const struct gd_device *m, struct ax_opts *o,
 	static const char *const keys[] = {
 		"mac", "ip", "node-id", "speed", "interface", NULL,
 	};
-	const struct gd_fn_opt *opt;
 	uint64_t v;
 	int rc;
 
 	memset(o, 0, sizeof(*o));
-	rc = fn_opt_only(m, keys, err);
-	if (rc)
-		return rc;
-	opt = fn_opt(m, "mac");
-	if (net_parse_mac(opt ? opt->value : "02:00:00:00:79:02",
-			  o->self.mac))
-		return fn_opt_error(m, opt, err,
-				    "mac: expected six hex pairs such as 02:00:00:00:79:02, got '%s'",
-				    opt->value);
-	if (o->self.mac[0] & 1)
-		return fn_opt_error(m, opt, err,
-				    "mac: %s is a multicast address",
-				    opt->value);
-	opt = fn_opt(m, "ip");
-	if (net_parse_ipv4(opt ? opt->value : "192.168.79.2", o->self.ip))
-		return fn_opt_error(m, opt, err,
-				    "ip: expected an IPv4 address such as 192.168.79.2, got '%s'",
-				    opt->value);
-	/* any node id: a multicast or zero one makes the driver pick a
+	/* node-id may be any: a multicast or zero one makes the driver pick a
 	 * random MAC, which is worth testing too */
-	opt = fn_opt(m, "node-id");
-	if (net_parse_mac(opt ? opt->value : "02:00:00:00:79:01",
-			  o->node_id))
-		return fn_opt_error(m, opt, err,
-				    "node-id: expected six hex pairs such as 02:00:00:00:79:01, got '%s'",
-				    opt->value);
-	rc = fn_opt_u64(m, "speed", 1000, 1000, 0, &v, err);
+	rc = fn_opt_only(m, keys, err) ?:
+	     fn_opt_mac(m, "mac", "02:00:00:00:79:02", true, o->self.mac,
+			err) ?:
+	     fn_opt_ipv4(m, "ip", "192.168.79.2", o->self.ip, err) ?:
+	     fn_opt_mac(m, "node-id", "02:00:00:00:79:01", false, o->node_id,
+			err) ?:
+	     fn_opt_u64(m, "speed", 1000, 1000, 0, &v, err);
 	if (rc)
 		return rc;
 	if (v != 10 && v != 100 && v != 1000)
@@ -575,31 +556,20 @@ static void tx_transfer(struct ax88179 *st, const struct urb *urb)
 
 /* ---- the data path ---- */
 
-static bool ep_live(const struct gdev *dev, const struct gd_endpoint *e)
-{
-	uint8_t a = e->bEndpointAddress;
-
-	return dev->ep[!!(a & USB_DIR_IN)][a & 0x0f].desc == e;
-}
-
 static int ax_submit(struct gdev *dev, struct urb *urb)
 {
 	struct ax88179 *st = dev->function_state;
-	uint8_t addr;
 
 	if (!st)
 		return -ENOENT;
-	addr = urb->ep | (urb->dir_in ? USB_DIR_IN : 0);
-	if (addr == st->e.out->bEndpointAddress && ep_live(dev, st->e.out)) {
+	if (fn_urb_for(dev, urb, st->e.out)) {
 		tx_transfer(st, urb);
 		gdev_complete(dev, urb, 0, urb->length);
 		rx_serve(dev, st);
-	} else if (addr == st->e.in->bEndpointAddress &&
-		   ep_live(dev, st->e.in)) {
+	} else if (fn_urb_for(dev, urb, st->e.in)) {
 		gdev_urbq_push(&st->in, urb);
 		rx_serve(dev, st);
-	} else if (addr == st->e.intr->bEndpointAddress &&
-		   ep_live(dev, st->e.intr)) {
+	} else if (fn_urb_for(dev, urb, st->e.intr)) {
 		gdev_urbq_push(&st->intr, urb);
 		intr_serve(dev, st);
 	} else {

@@ -45,7 +45,6 @@
 #include "ncm_ntb.h"
 #include "netstack.h"
 
-#define ETHER_TXQ		64	/* frames waiting for bulk IN URBs */
 #define ETHER_NOTE_MAX		4
 #define ETHER_NOTE_LEN		16	/* SPEED_CHANGE, the longest */
 #define ETHER_NTB_PARAMS_LEN	0x1c	/* NCM 6.2.1, table 6-3 */
@@ -68,8 +67,9 @@ struct ether_eps {
 	const struct gd_endpoint *notify, *in, *out;
 };
 
+/* beyond the responder's: frames to the host, NTBs and frames lost */
 struct ether_counts {
-	uint64_t rx_frames, tx_frames, arp, echo, ignored, malformed, dropped;
+	uint64_t tx_frames, malformed, dropped;
 };
 
 struct ether {
@@ -77,10 +77,7 @@ struct ether {
 	struct ether_eps e;
 	struct gdev_urbq in, notify;
 
-	/* frames toward the host, a ring */
-	uint8_t (*txq)[NET_FRAME_MAX];
-	uint16_t txlen[ETHER_TXQ];
-	unsigned int tx_head, tx_n;
+	struct net_frameq txq;	/* frames toward the host */
 
 	/* notifications toward the host, a ring; note_off: bytes of the
 	 * first already sent (a short URB takes it in pieces) */
@@ -99,6 +96,7 @@ struct ether {
 	uint16_t crc_mode;
 	uint16_t seq;		/* NTH16 wSequence of the next block */
 
+	struct net_counts net;
 	struct ether_counts n;
 	uint8_t scratch[NET_FRAME_MAX];
 };
@@ -127,23 +125,10 @@ static int parse_opts(const struct gd_device *m, struct ether_opts *o,
 				    opt->value);
 	o->ncm = opt && !strcmp(opt->value, "ncm");
 
-	opt = fn_opt(m, "mac");
-	if (net_parse_mac(opt ? opt->value : "02:00:00:00:77:02",
-			  o->self.mac))
-		return fn_opt_error(m, opt, err,
-				    "mac: expected six hex pairs such as 02:00:00:00:77:02, got '%s'",
-				    opt->value);
-	if (o->self.mac[0] & 1)
-		return fn_opt_error(m, opt, err,
-				    "mac: %s is a multicast address",
-				    opt->value);
-	opt = fn_opt(m, "ip");
-	if (net_parse_ipv4(opt ? opt->value : "192.168.77.2", o->self.ip))
-		return fn_opt_error(m, opt, err,
-				    "ip: expected an IPv4 address such as 192.168.77.2, got '%s'",
-				    opt->value);
-
-	rc = fn_opt_u64(m, "speed", ETHER_SPEED_DEFAULT, 0xffffffffu, 0, &v,
+	rc = fn_opt_mac(m, "mac", "02:00:00:00:77:02", true, o->self.mac,
+			err) ?:
+	     fn_opt_ipv4(m, "ip", "192.168.77.2", o->self.ip, err) ?:
+	     fn_opt_u64(m, "speed", ETHER_SPEED_DEFAULT, 0xffffffffu, 0, &v,
 			err);
 	if (rc)
 		return rc;
@@ -313,8 +298,7 @@ static int ether_attach(struct gdev *dev)
 		free(st);
 		return -EINVAL;
 	}
-	st->txq = calloc(ETHER_TXQ, sizeof(*st->txq));
-	if (!st->txq) {
+	if (net_frameq_init(&st->txq)) {
 		free(st);
 		return -ENOMEM;
 	}
@@ -328,11 +312,12 @@ static int ether_attach(struct gdev *dev)
 static void log_counts(const struct ether *st)
 {
 	log_info("ether: %llu frames in, %llu out: %llu ARP and %llu echo replies, %llu ignored, %llu malformed, %llu dropped",
-		 (unsigned long long)st->n.rx_frames,
+		 (unsigned long long)st->net.frames,
 		 (unsigned long long)st->n.tx_frames,
-		 (unsigned long long)st->n.arp, (unsigned long long)st->n.echo,
-		 (unsigned long long)st->n.ignored,
-		 (unsigned long long)st->n.malformed,
+		 (unsigned long long)st->net.arp,
+		 (unsigned long long)st->net.echo,
+		 (unsigned long long)st->net.ignored,
+		 (unsigned long long)(st->net.malformed + st->n.malformed),
 		 (unsigned long long)st->n.dropped);
 }
 
@@ -345,7 +330,7 @@ static void ether_detach(struct gdev *dev, void (*free_urb)(struct urb *urb))
 	log_counts(st);
 	gdev_urbq_free(&st->in, free_urb);
 	gdev_urbq_free(&st->notify, free_urb);
-	free(st->txq);
+	net_frameq_free(&st->txq);
 	free(st);
 	dev->function_state = NULL;
 }
@@ -438,58 +423,18 @@ static void note_link(struct ether *st, bool up)
 
 /* ---- the data path ---- */
 
-static bool ep_live(const struct gdev *dev, const struct gd_endpoint *e)
-{
-	uint8_t a = e->bEndpointAddress;
-
-	return dev->ep[!!(a & USB_DIR_IN)][a & 0x0f].desc == e;
-}
-
-static void tx_clear(struct ether *st)
-{
-	st->tx_head = st->tx_n = 0;
-}
-
-static void tx_put(struct ether *st, const uint8_t *f, size_t len)
-{
-	unsigned int slot;
-
-	if (st->tx_n == ETHER_TXQ) {
-		/* a NIC whose queue is full drops; the host retransmits */
-		st->n.dropped++;
-		log_warn("ether: reply dropped: %d frames wait for the host already",
-			 ETHER_TXQ);
-		return;
-	}
-	slot = (st->tx_head + st->tx_n++) % ETHER_TXQ;
-	memcpy(st->txq[slot], f, len);
-	st->txlen[slot] = len;
-}
-
 /* One frame from the host: answered into the queue toward it. */
 static void rx_frame(void *ctx, const uint8_t *f, size_t len)
 {
 	struct ether *st = ctx;
-	const char *why = "";
-	int rc;
+	size_t n;
 
-	st->n.rx_frames++;
-	rc = net_answer(&st->o.self, f, len, st->scratch, sizeof(st->scratch),
-			&why);
-	if (rc > 0) {
-		if (get_be16(st->scratch + 12) == NET_ETHERTYPE_ARP)
-			st->n.arp++;
-		else
-			st->n.echo++;
-		log_dbg("ether: %zu-byte frame answered with %d bytes", len,
-			rc);
-		tx_put(st, st->scratch, rc);
-	} else if (rc == 0) {
-		st->n.ignored++;
-		log_dbg("ether: %zu-byte frame ignored: %s", len, why);
-	} else {
-		st->n.malformed++;
-		log_warn("ether: %zu-byte frame dropped: %s", len, why);
+	n = net_respond(&st->o.self, f, len, st->scratch, sizeof(st->scratch),
+			&st->net, "ether");
+	if (n && net_frameq_put(&st->txq, st->scratch, n)) {
+		st->n.dropped++;
+		log_warn("ether: reply dropped: %d frames wait for the host already",
+			 NET_FRAMEQ_MAX);
 	}
 }
 
@@ -511,35 +456,30 @@ static void rx_transfer(struct ether *st, const struct urb *urb)
 /* Frames waiting to bulk IN URBs waiting. */
 static void tx_serve(struct gdev *dev, struct ether *st)
 {
+	const uint8_t *f;
 	struct urb *urb;
 	size_t len, cap;
-	uint8_t *f;
 	int n;
 
-	while (st->tx_n && st->in.head) {
-		f = st->txq[st->tx_head];
-		len = st->txlen[st->tx_head];
-		st->tx_head = (st->tx_head + 1) % ETHER_TXQ;
-		st->tx_n--;
+	while (st->txq.n && st->in.head) {
+		f = net_frameq_at(&st->txq, 0, &len);
 		urb = st->in.head;
 		if (!st->o.ncm) {
 			gdev_urbq_pop(&st->in);
 			st->n.tx_frames++;
-			if (len > urb->length) {
-				/* the host's buffer is shorter: babble */
-				memcpy(urb->buf, f, urb->length);
-				gdev_complete(dev, urb, -EOVERFLOW,
-					      urb->length);
-				continue;
-			}
-			memcpy(urb->buf, f, len);
-			gdev_complete(dev, urb, 0, len);
+			/* babble when the host's buffer is shorter */
+			n = len > urb->length ? urb->length : len;
+			memcpy(urb->buf, f, n);
+			net_frameq_drop(&st->txq, 1);
+			gdev_complete(dev, urb,
+				      len > urb->length ? -EOVERFLOW : 0, n);
 			continue;
 		}
 		/* never more than the host said it takes (NCM 6.2.7) */
 		cap = urb->length < st->ntb_in_size ? urb->length :
 		      st->ntb_in_size;
 		n = ntb16_build(st->seq, f, len, urb->buf, cap);
+		net_frameq_drop(&st->txq, 1);
 		if (n < 0) {
 			st->n.dropped++;
 			log_warn("ether: %zu-byte frame dropped: an NTB of %zu bytes at most fits",
@@ -556,21 +496,17 @@ static void tx_serve(struct gdev *dev, struct ether *st)
 static int ether_submit(struct gdev *dev, struct urb *urb)
 {
 	struct ether *st = dev->function_state;
-	uint8_t addr;
 
 	if (!st)
 		return -ENOENT;
-	addr = urb->ep | (urb->dir_in ? USB_DIR_IN : 0);
-	if (addr == st->e.out->bEndpointAddress && ep_live(dev, st->e.out)) {
+	if (fn_urb_for(dev, urb, st->e.out)) {
 		rx_transfer(st, urb);
 		gdev_complete(dev, urb, 0, urb->length);
 		tx_serve(dev, st);
-	} else if (addr == st->e.in->bEndpointAddress &&
-		   ep_live(dev, st->e.in)) {
+	} else if (fn_urb_for(dev, urb, st->e.in)) {
 		gdev_urbq_push(&st->in, urb);
 		tx_serve(dev, st);
-	} else if (addr == st->e.notify->bEndpointAddress &&
-		   ep_live(dev, st->e.notify)) {
+	} else if (fn_urb_for(dev, urb, st->e.notify)) {
 		gdev_urbq_push(&st->notify, urb);
 		note_serve(dev, st);
 	} else {
@@ -587,15 +523,15 @@ static void ether_reset(struct gdev *dev)
 
 	if (!st)
 		return;
-	up = ep_live(dev, st->e.in) && ep_live(dev, st->e.out);
+	up = fn_ep_live(dev, st->e.in) && fn_ep_live(dev, st->e.out);
 	if (!up) {
 		gdev_urbq_flush(dev, &st->in, -ESHUTDOWN);
-		tx_clear(st);
+		net_frameq_drop(&st->txq, st->txq.n);
 		/* NCM 7.2: alternate setting 0 resets the function */
 		ncm_defaults(st);
 		st->filter = 0;
 	}
-	if (!ep_live(dev, st->e.notify)) {
+	if (!fn_ep_live(dev, st->e.notify)) {
 		gdev_urbq_flush(dev, &st->notify, -ESHUTDOWN);
 		st->note_first = st->note_n = st->note_off = 0;
 		st->host_saw_up = false;
@@ -654,7 +590,7 @@ static int ncm_control(struct gdev *dev, struct ether *st,
 		/* NTB32 is not in bmNtbFormatsSupported; NCM 6.2.5: only
 		 * while the data interface is at alternate setting 0 */
 		if (in || s->wValue != USB_CDC_NCM_NTB16_FORMAT ||
-		    ep_live(dev, st->e.in))
+		    fn_ep_live(dev, st->e.in))
 			return -EPIPE;
 		st->ntb_format = s->wValue;
 		return 0;

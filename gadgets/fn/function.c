@@ -9,6 +9,7 @@
 #include <linux/usb/ch9.h>
 
 #include "function.h"
+#include "netstack.h"
 
 /* Every built-in function; a new one is added here and in its own file. */
 const struct fn_ops *const fn_list[] = {
@@ -183,6 +184,35 @@ int fn_opt_only(const struct gd_device *model, const char *const *keys,
 	return 0;
 }
 
+int fn_opt_mac(const struct gd_device *model, const char *key,
+	       const char *def, bool unicast, uint8_t mac[6],
+	       struct script_error *err)
+{
+	const struct gd_fn_opt *opt = fn_opt(model, key);
+
+	if (net_parse_mac(opt ? opt->value : def, mac))
+		return fn_opt_error(model, opt, err,
+				    "%s: expected six hex pairs such as %s, got '%s'",
+				    key, def, opt ? opt->value : def);
+	if (unicast && (mac[0] & 1))
+		return fn_opt_error(model, opt, err,
+				    "%s: %s is a multicast address", key,
+				    opt ? opt->value : def);
+	return 0;
+}
+
+int fn_opt_ipv4(const struct gd_device *model, const char *key,
+		const char *def, uint8_t ip[4], struct script_error *err)
+{
+	const struct gd_fn_opt *opt = fn_opt(model, key);
+
+	if (net_parse_ipv4(opt ? opt->value : def, ip))
+		return fn_opt_error(model, opt, err,
+				    "%s: expected an IPv4 address such as %s, got '%s'",
+				    key, def, opt ? opt->value : def);
+	return 0;
+}
+
 static const struct gd_alt *fn_find_alt(const struct gd_device *m, int intf,
 				       uint8_t class)
 {
@@ -255,4 +285,22 @@ int fn_ep_check_free(const struct gd_device *model,
 	return fn_opt_error(model, NULL, err,
 			    "endpoint 0x%02x (line %d) is the %s, which the function serves: remove its behaviour, delay and stall-nth",
 			    ep->bEndpointAddress, ep->line, what);
+}
+
+/* ---- while serving ---- */
+
+bool fn_ep_live(const struct gdev *dev, const struct gd_endpoint *e)
+{
+	uint8_t a = e->bEndpointAddress;
+
+	return dev->ep[!!(a & USB_DIR_IN)][a & USB_ENDPOINT_NUMBER_MASK].desc ==
+	       e;
+}
+
+bool fn_urb_for(const struct gdev *dev, const struct urb *urb,
+		const struct gd_endpoint *e)
+{
+	uint8_t addr = urb->ep | (urb->dir_in ? USB_DIR_IN : 0);
+
+	return addr == e->bEndpointAddress && fn_ep_live(dev, e);
 }

@@ -109,6 +109,17 @@ int fn_opt_interface(const struct gd_device *model, uint8_t class,
 /* Reject options the function does not know (keys: NULL-terminated). */
 int fn_opt_only(const struct gd_device *model, const char *const *keys,
 		struct script_error *err);
+/*
+ * A MAC address option, six hex pairs with ':' or '-' between (absent:
+ * def, which the error message also gives as the example); unicast: a
+ * multicast address is rejected too.  0, or -EINVAL with err set.
+ */
+int fn_opt_mac(const struct gd_device *model, const char *key,
+	       const char *def, bool unicast, uint8_t mac[6],
+	       struct script_error *err);
+/* A dotted-quad IPv4 address option, the same way. */
+int fn_opt_ipv4(const struct gd_device *model, const char *key,
+		const char *def, uint8_t ip[4], struct script_error *err);
 
 /* ---- descriptor lookups for validate/attach ---- */
 /* The first endpoint of alt with that transfer type and direction. */
@@ -119,5 +130,13 @@ const struct gd_endpoint *fn_alt_ep(const struct gd_alt *alt, int type,
 int fn_ep_check_free(const struct gd_device *model,
 		     const struct gd_endpoint *ep, const char *what,
 		     struct script_error *err);
+
+/* ---- while serving ---- */
+/* e is the endpoint of its address in the active configuration and
+ * alternate settings (not one of another alternate setting). */
+bool fn_ep_live(const struct gdev *dev, const struct gd_endpoint *e);
+/* urb is for endpoint e, and e is live. */
+bool fn_urb_for(const struct gdev *dev, const struct urb *urb,
+		const struct gd_endpoint *e);
 
 #endif /* USBRIG_FUNCTION_H */
