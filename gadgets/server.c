@@ -85,6 +85,12 @@
 #define CONN_READ_MAX		(1024u * 1024)
 #define CONN_CHAIN_HDR		64
 
+/*
+ * CMD_UNLINKs held until the CMD_SUBMIT they name arrives (conn_unlink()).
+ * vhci-hcd overtakes only submits queued while it sends unlinks: a few.
+ */
+#define CONN_EARLY_UNLINKS	64
+
 /* output chains handed to one sendmsg() */
 #define CONN_WRITE_IOV		64
 
@@ -103,6 +109,12 @@ _Static_assert(CONN_INLINE_MAX < CONN_ZEROCOPY_MIN, "inline buffers are copied")
 #define USB_ENDPOINT_XFER_ISOC		1
 
 struct conn;
+
+/* A CMD_UNLINK that came before the CMD_SUBMIT it names. */
+struct conn_early_unlink {
+	uint32_t seqnum;		/* the CMD_UNLINK's own */
+	uint32_t victim;		/* the CMD_SUBMIT still to come */
+};
 
 struct server_gadget {
 	const struct gd_device *model;
@@ -154,6 +166,11 @@ struct conn {
 
 	unsigned int n_urbs;		/* URBs the device holds for us */
 	size_t urb_bytes;		/* their buffer bytes */
+
+	bool have_submit;		/* last_submit is set */
+	uint32_t last_submit;		/* seqnum of the latest CMD_SUBMIT */
+	struct conn_early_unlink early[CONN_EARLY_UNLINKS];
+	unsigned int n_early;
 };
 
 struct server {
@@ -655,9 +672,71 @@ static struct urb *conn_urb_new(struct conn *c)
 	return urb;
 }
 
-/* The URB has its data: it counts against the limits, the device has it. */
+static void conn_send_ret_unlink(struct conn *c, uint32_t seqnum,
+				 int32_t status)
+{
+	struct usbip_hdr h;
+	uint8_t raw[USBIP_HDR_SIZE];
+
+	/* devid, direction and ep are 0 in replies, as usbip-host sends */
+	memset(&h, 0, sizeof(h));
+	h.base.command = USBIP_RET_UNLINK;
+	h.base.seqnum = seqnum;
+	h.u.ret_unlink.status = status;
+	usbip_hdr_pack(&h, raw);
+	evbuffer_add(c->out, raw, sizeof(raw));
+}
+
+/* a comes before b in the client's numbering (serial arithmetic) */
+static bool seq_before(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) < 0;
+}
+
+/*
+ * The CMD_SUBMIT of seqnum has come whole: answer the early unlinks it
+ * settles, in the order they came.  Its own victim's is cancelled
+ * (RET_UNLINK -ECONNRESET, and true: the URB must not run); one whose
+ * victim it has passed gets 0, as the submit is not coming (vhci sends
+ * its submits in seqnum order).
+ */
+static bool conn_settle_early(struct conn *c, uint32_t seqnum)
+{
+	bool cancel = false;
+	unsigned int i, k = 0;
+
+	c->have_submit = true;
+	c->last_submit = seqnum;
+	for (i = 0; i < c->n_early; i++) {
+		struct conn_early_unlink *e = &c->early[i];
+		int32_t status = 0;
+
+		if (e->victim == seqnum) {
+			status = cancel ? 0 : -ECONNRESET;
+			cancel = true;
+		} else if (!seq_before(e->victim, seqnum)) {
+			c->early[k++] = *e;
+			continue;
+		}
+		log_dbg("%s seq=%u unlink victim=%u -> status=%d",
+			c->gadget->busid, e->seqnum, e->victim, status);
+		conn_send_ret_unlink(c, e->seqnum, status);
+	}
+	c->n_early = k;
+	return cancel;
+}
+
+/*
+ * The URB has its data: it counts against the limits, the device has it,
+ * unless an unlink that overtook it cancelled it.
+ */
 static void conn_urb_start(struct conn *c, struct urb *urb)
 {
+	if (conn_settle_early(c, urb->seqnum)) {
+		conn_urb_free(urb);
+		conn_check_backpressure(c);
+		return;
+	}
 	urb->owner = c;
 	c->n_urbs++;
 	c->urb_bytes += urb->length;
@@ -738,25 +817,38 @@ static bool conn_direct_ok(const struct conn *c)
 	       cs->transfer_buffer_length >= CONN_DIRECT_MIN;
 }
 
-static void conn_send_ret_unlink(struct conn *c, uint32_t seqnum,
-				 int32_t status)
+/*
+ * Hold an unlink whose victim may still come: numbered before the unlink
+ * and after the latest CMD_SUBMIT.  vhci-hcd sends every queued submit,
+ * then every queued unlink, one after the other while it finds more
+ * (vhci_tx_loop()); an URB queued and unlinked while it is sending
+ * unlinks has its CMD_UNLINK sent before its CMD_SUBMIT.  Answered at
+ * once, its RET_UNLINK would make vhci give the URB back, and the
+ * RET_SUBMIT after it would make vhci drop the connection ("cannot find
+ * a urb of seqnum").  False when it is not such an unlink, or when
+ * CONN_EARLY_UNLINKS are held already.
+ */
+static bool conn_hold_unlink(struct conn *c, uint32_t seqnum, uint32_t victim)
 {
-	struct usbip_hdr h;
-	uint8_t raw[USBIP_HDR_SIZE];
-
-	/* devid, direction and ep are 0 in replies, as usbip-host sends */
-	memset(&h, 0, sizeof(h));
-	h.base.command = USBIP_RET_UNLINK;
-	h.base.seqnum = seqnum;
-	h.u.ret_unlink.status = status;
-	usbip_hdr_pack(&h, raw);
-	evbuffer_add(c->out, raw, sizeof(raw));
+	if (!seq_before(victim, seqnum) ||
+	    (c->have_submit && !seq_before(c->last_submit, victim)))
+		return false;
+	if (c->n_early == CONN_EARLY_UNLINKS) {
+		log_warn("%s: %u unlinks of URBs not submitted yet, answering seq=%u at once",
+			 c->peer, c->n_early, seqnum);
+		return false;
+	}
+	c->early[c->n_early].seqnum = seqnum;
+	c->early[c->n_early].victim = victim;
+	c->n_early++;
+	return true;
 }
 
 /*
  * A pending victim is cancelled and only RET_UNLINK -ECONNRESET is sent.
- * Otherwise its RET_SUBMIT is already in the output ahead of this
- * RET_UNLINK 0 (or it never existed), which is the order vhci expects.
+ * A victim still to come is held for conn_settle_early().  Otherwise its
+ * RET_SUBMIT is already in the output ahead of this RET_UNLINK 0 (or it
+ * never existed), which is the order vhci expects.
  */
 static enum conn_step conn_unlink(struct conn *c)
 {
@@ -768,6 +860,10 @@ static enum conn_step conn_unlink(struct conn *c)
 	if (urb) {
 		status = -ECONNRESET;
 		conn_urb_free(urb);
+	} else if (conn_hold_unlink(c, c->hdr.base.seqnum, victim)) {
+		log_dbg("%s seq=%u unlink victim=%u: not submitted yet, held",
+			c->gadget->busid, c->hdr.base.seqnum, victim);
+		return STEP_NEXT;
 	}
 	log_dbg("%s seq=%u unlink victim=%u -> status=%d", c->gadget->busid,
 		c->hdr.base.seqnum, victim, status);

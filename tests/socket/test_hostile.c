@@ -443,6 +443,45 @@ static void test_never_reads(void **state)
 	abort_fd(fd);
 }
 
+/*
+ * Unlinks of URBs still to come (as vhci sends when an unlink overtakes
+ * its submit) that never come: the server holds a bounded number, answers
+ * the rest at once, and answers the held ones (0) when a later submit
+ * shows their victims are not coming.
+ */
+#define N_EARLY		100
+
+static void test_unlinks_never_submitted(void **state)
+{
+	unsigned int i, n_unlinks = 0;
+	struct uc_ret r;
+	uint32_t seq;
+	struct uc u;
+
+	(void)state;
+	assert_int_equal(uc_import_retry(srv.port, "1-1", &u, 5000), 0);
+	for (i = 0; i < N_EARLY; i++)
+		assert_true(uc_unlink(&u, u.next_seq++) != 0);
+	seq = uc_submit(&u, 0, true, (const uint8_t *)
+			"\x80\x06\x00\x01\x00\x00\x12\x00", NULL, 18);
+	assert_true(seq != 0);
+	for (i = 0; i <= N_EARLY; i++) {
+		assert_int_equal(uc_read_ret(&u, &r), 0);
+		uc_ret_free(&r);
+		if (r.command == USBIP_RET_SUBMIT)
+			break;
+		assert_int_equal(r.command, USBIP_RET_UNLINK);
+		assert_int_equal(r.status, 0);
+		n_unlinks++;
+	}
+	/* every unlink answered, before the submit that settled them */
+	assert_int_equal(n_unlinks, N_EARLY);
+	assert_int_equal(r.seqnum, seq);
+	assert_int_equal(r.status, 0);
+	uc_close(&u);
+	assert_true(srv_log_count(&srv, "unlinks of URBs not submitted yet") > 0);
+}
+
 /* ---------------------------------------------------------------------
  * 200 connections dropped mid-PDU, some mid-op, some mid-URB
  * --------------------------------------------------------------------- */
@@ -527,6 +566,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_out_length_lie, check_healthy),
 		cmocka_unit_test_teardown(test_garbage_stream, check_healthy),
 		cmocka_unit_test_teardown(test_never_reads, check_healthy),
+		cmocka_unit_test_teardown(test_unlinks_never_submitted,
+					  check_healthy),
 		cmocka_unit_test_teardown(test_200_connections, check_healthy),
 	};
 	int failed;

@@ -445,6 +445,96 @@ static void test_unlink_delayed_control(void **state)
 	uc_close(&u);
 }
 
+/* A CMD_SUBMIT under a seqnum the test numbered earlier, as vhci does. */
+static uint32_t submit_as(struct uc *u, uint32_t seqnum, uint8_t ep, bool in,
+			  const void *out, uint32_t len)
+{
+	uint32_t next = u->next_seq, seq;
+
+	u->next_seq = seqnum;
+	seq = uc_submit(u, ep, in, NULL, out, len);
+	u->next_seq = next;
+	return seq;
+}
+
+static void expect_ret(struct uc *u, uint32_t command, uint32_t seqnum,
+		       int32_t status)
+{
+	struct uc_ret r;
+
+	assert_int_equal(uc_read_ret(u, &r), 0);
+	uc_ret_free(&r);
+	assert_int_equal(r.command, command);
+	assert_int_equal(r.seqnum, seqnum);
+	assert_int_equal(r.status, status);
+}
+
+/*
+ * vhci-hcd's order when an URB is queued and unlinked while vhci_tx is
+ * still sending earlier unlinks (docs/usbip-protocol.md 4.6): the
+ * CMD_UNLINK names a seqnum whose CMD_SUBMIT comes after it.  vhci gives
+ * the URB back on the RET_UNLINK, whatever its status, and drops the
+ * connection on a RET_SUBMIT for it after that; a RET_UNLINK 0 before
+ * the RET_SUBMIT it vouches for is a lie.  So: RET_UNLINK -ECONNRESET
+ * once the CMD_SUBMIT is there, never a RET_SUBMIT, and the URB never
+ * reaches the device.
+ */
+static void test_unlink_before_submit(void **state)
+{
+	uint8_t data[10] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+	static uint8_t big[4096], buf[4096];
+	uint32_t done, p, q, q2, seq;
+	int32_t status;
+	struct uc u;
+
+	(void)state;
+	import_bulk(&u);
+	set_config(&u, 1);
+	memset(big, 0x5a, sizeof(big));
+
+	/* the wire of usbtest's case 12 on Debian's 6.12: an unlink of an
+	 * URB already answered, then one that overtook its 4 KiB OUT */
+	done = uc_submit(&u, 2, false, NULL, data, 1);
+	expect_ret(&u, USBIP_RET_SUBMIT, done, 0);
+	q = uc_unlink(&u, done);
+	p = u.next_seq++;
+	q2 = uc_unlink(&u, p);
+	assert_int_equal(submit_as(&u, p, 2, false, big, sizeof(big)), p);
+	expect_ret(&u, USBIP_RET_UNLINK, q, 0);
+	expect_ret(&u, USBIP_RET_UNLINK, q2, -ECONNRESET);
+	/* no RET_SUBMIT of p: the client would take it for a violation */
+	assert_int_equal(uc_get_descriptor(&u, 0x01, 0, 0, buf, 18, &status),
+			 18);
+	/* neither OUT reached the fifo but the one answered */
+	assert_int_equal(uc_transfer(&u, 2, false, data + 1, 9, &status), 9);
+	assert_int_equal(uc_transfer(&u, 1, true, buf, 512, &status),
+			 (int)sizeof(data));
+	assert_memory_equal(buf, data, sizeof(data));
+
+	/* an IN that would wait for data: cancelled the same way */
+	p = u.next_seq++;
+	q = uc_unlink(&u, p);
+	assert_int_equal(submit_as(&u, p, 1, true, NULL, 512), p);
+	expect_ret(&u, USBIP_RET_UNLINK, q, -ECONNRESET);
+
+	/* a victim skipped by a later CMD_SUBMIT never comes: RET_UNLINK 0,
+	 * ahead of that submit's answer */
+	p = u.next_seq++;
+	q = uc_unlink(&u, p);
+	seq = uc_submit(&u, 2, false, NULL, data, 4);
+	expect_ret(&u, USBIP_RET_UNLINK, q, 0);
+	expect_ret(&u, USBIP_RET_SUBMIT, seq, 0);
+	assert_int_equal(uc_transfer(&u, 1, true, buf, 512, &status), 4);
+
+	/* vhci's usual order still gets the usual answers */
+	seq = uc_submit(&u, 2, false, NULL, data, 4);
+	q = uc_unlink(&u, seq);
+	expect_ret(&u, USBIP_RET_SUBMIT, seq, 0);
+	expect_ret(&u, USBIP_RET_UNLINK, q, 0);
+	assert_int_equal(uc_transfer(&u, 1, true, buf, 512, &status), 4);
+	uc_close(&u);
+}
+
 /* ---------------------------------------------------------------------
  * STALL and vendor replies
  * --------------------------------------------------------------------- */
@@ -703,6 +793,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_bulk_loopback_1mib, uc_teardown),
 		cmocka_unit_test_teardown(test_unlink_pending_in, uc_teardown),
 		cmocka_unit_test_teardown(test_unlink_delayed_control,
+					  uc_teardown),
+		cmocka_unit_test_teardown(test_unlink_before_submit,
 					  uc_teardown),
 		cmocka_unit_test_teardown(test_stall_rule, uc_teardown),
 		cmocka_unit_test_teardown(test_disconnect_fault, uc_teardown),
