@@ -242,7 +242,7 @@ DEMO_SCENARIOS := $(wildcard tests/demo/*.scenario)
 VM_BINS := $(HOST_BIN) $(AGENT_BIN) $(GADGET_BIN)
 # static programs the scenarios copy into the guest with `file`
 GUEST_TOOLS := $(BUILD)/tools/testusb $(BUILD)/tools/usb-timing \
-	$(BUILD)/tools/pcm-io $(BUILD)/tools/v4l2-grab
+	$(BUILD)/tools/pcm-io $(BUILD)/tools/v4l2-grab $(BUILD)/tools/iso-timing
 USBRIG_FLAGS ?=
 
 check-vm: $(VM_BINS) $(GUEST_TOOLS)
@@ -416,9 +416,15 @@ $(BUILD)/tools/testusb: $(BUILD)/tools/testusb.c
 
 # usb-timing: times a device from inside the guest (tests/tools/usb-timing.c;
 # the device-time scenarios copy it in with `file`)
-$(BUILD)/tools/usb-timing: tests/tools/usb-timing.c
+$(BUILD)/tools/usb-timing: tests/tools/usb-timing.c tests/tools/timing.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) -O2 -static -pthread -o $@ $<
+
+# iso-timing: how evenly isochronous URBs complete, through usbfs
+# (tests/tools/iso-timing.c; make bench-zero copies it in)
+$(BUILD)/tools/iso-timing: tests/tools/iso-timing.c tests/tools/timing.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -O2 -static -o $@ $<
 
 # pcm-io: plays and records through ALSA PCM ioctls in the guest, no
 # alsa-lib (tests/tools/pcm-io.c; the audio scenarios copy it in)
@@ -452,9 +458,11 @@ $(CHECKPATCH): $(LINUX_SOURCE_TAR)
 check-style: $(CHECKPATCH)
 	tests/tools/style-check.sh $(CHECKPATCH)
 
-# bench-zero: testusb bulk and scatter-gather throughput of usbrig's
-# Gadget Zero against the kernel's own export path (dummy_hcd + configfs
-# SourceSink + usbip-host + usbipd) side by side in one guest boot
+# bench-zero: testusb bulk, scatter-gather and isochronous throughput and
+# the jitter of isochronous IN completions (tests/tools/iso-timing.c) of
+# usbrig's Gadget Zero against the kernel's own export path (dummy_hcd +
+# configfs SourceSink + usbip-host + usbipd; it has no isochronous
+# endpoints, so "kernel n/a" there) side by side in one guest boot
 # (tests/bench/zero-vs-kernel.scenario, tests/tools/bench-zero.sh); then
 # once more with usbrig's gadget served from the host (--gadget-on-host),
 # and each host figure as a share of the in-guest one (a part of `make
@@ -466,10 +474,14 @@ bench-zero: $(VM_BINS) $(GUEST_TOOLS)
 	@for mode in guest host; do \
 		flags=; [ $$mode = host ] && flags=--gadget-on-host; \
 		out=$(BUILD)/bench-zero-$$mode.ktap; \
-		$(HOST_BIN) $(USBRIG_FLAGS) $$flags $(BENCH_ZERO) >$$out \
-			2>$$out.log; \
+		saved=$(BUILD)/saved-bench-zero-$$mode; \
+		rm -rf $$saved; \
+		$(HOST_BIN) $(USBRIG_FLAGS) $$flags --save-dir $$saved \
+			$(BENCH_ZERO) >$$out 2>$$out.log; \
 		st=$$?; \
-		sed 's/\\n/\n/g' $$out | grep '^bench-zero: ' | awk '!seen[$$0]++' | \
+		{ cat $$saved/zero-vs-kernel/bench-zero.txt 2>/dev/null || \
+			sed 's/\\n/\n/g' $$out; } | \
+			grep '^bench-zero: ' | awk '!seen[$$0]++' | \
 			sed "s/^bench-zero: /bench-zero (gadget on $$mode): /" | \
 			tee $(BUILD)/bench-zero-$$mode.txt; \
 		if [ $$st -ne 0 ]; then \

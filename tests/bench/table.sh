@@ -72,18 +72,73 @@ urb() {	# NAME FIELD
 	' "$b/bench-urb.json"
 }
 
-# bench-zero: "test N NAME ...: usbrig X MB/s, kernel Y MB/s, usbrig/kernel R"
-zero() {	# MODE TEST FIELD(usbrig|kernel|ratio)
+# bench-zero: "test N NAME ...: usbrig X MB/s, kernel Y MB/s, usbrig/kernel
+# R", the isochronous ones ending ", nominal Z MB/s", and "kernel n/a
+# (WHY)" where the kernel's path has no such endpoint
+ZERO_TESTS="1 2 5 6 15 16"
+zero() {	# MODE TEST FIELD(usbrig|kernel|ratio|nominal)
 	f=$b/bench-zero-$1.txt
 	[ -r "$f" ] || return 0
 	case $3 in
 	usbrig) e='s/.*: usbrig \([0-9.]*\) MB\/s.*/\1/p' ;;
 	kernel) e='s/.*, kernel \([0-9.]*\) MB\/s.*/\1/p' ;;
-	ratio) e='s/.*usbrig\/kernel \([0-9.]*\)$/\1/p' ;;
+	ratio) e='s/.*usbrig\/kernel \([0-9.]*\).*/\1/p' ;;
+	nominal) e='s/.*, nominal \([0-9.]*\) MB\/s$/\1/p' ;;
 	esac
 	grep -m1 ": test $2 " "$f" | sed -n "$e"
 }
 zero_name() { [ -r "$b/bench-zero-guest.txt" ] && grep -m1 ": test $1 " "$b/bench-zero-guest.txt" | sed -n 's/.*: test [0-9]* \(.*\): usbrig .*/\1/p'; }
+# the kernel's figure for the table: "n/a" when the line says so
+zero_kernel() {	# TEST
+	if [ -r "$b/bench-zero-guest.txt" ] &&
+	   grep -m1 ": test $1 " "$b/bench-zero-guest.txt" | grep -q ', kernel n/a'; then
+		echo n/a
+	else
+		or_dash "$(zero guest "$1" kernel)"
+	fi
+}
+
+# bench-zero's "iso IN jitter, |URB interval - N ms| (...): usbrig median A
+# p95 B max C ms (...), kernel ... | kernel n/a (WHY); guest timer median
+# ..." line
+jit() {	# MODE WHO(usbrig|kernel|timer) FIELD(median|p95|max)
+	f=$b/bench-zero-$1.txt
+	[ -r "$f" ] || return 0
+	case $2 in
+	usbrig) w=': usbrig' ;;
+	kernel) w=', kernel' ;;
+	timer) w='; guest timer' ;;
+	esac
+	case $3 in
+	median) n=1 ;;
+	p95) n=2 ;;
+	max) n=3 ;;
+	esac
+	grep -m1 ': iso IN jitter' "$f" |
+		sed -n "s/.*$w median \([0-9.]*\) p95 \([0-9.]*\) max \([0-9.]*\) ms.*/\1 \2 \3/p" |
+		cut -d' ' -f"$n"
+}
+jit_nominal() { [ -r "$b/bench-zero-guest.txt" ] && grep -m1 ': iso IN jitter' "$b/bench-zero-guest.txt" | sed -n 's/.*|URB interval - \([0-9.]*\) ms|.*/\1/p'; }
+jit3() {	# MODE WHO: "A/B/C", "n/a" or "-"
+	m=$(jit "$1" "$2" median)
+	if [ -n "$m" ]; then
+		echo "$m/$(jit "$1" "$2" p95)/$(jit "$1" "$2" max)"
+	elif [ -r "$b/bench-zero-$1.txt" ] &&
+	     grep -m1 ': iso IN jitter' "$b/bench-zero-$1.txt" | grep -q ", $2 n/a"; then
+		echo n/a
+	else
+		echo -
+	fi
+}
+jit_json() {	# MODE WHO: {"median": A, "p95": B, "max": C} or null
+	m=$(jit "$1" "$2" median)
+	if [ -n "$m" ]; then
+		printf '{"median": %s, "p95": %s, "max": %s}' "$m" \
+			"$(jit "$1" "$2" p95)" "$(jit "$1" "$2" max)"
+	else
+		printf null
+	fi
+}
 
 repro=$(num "$b/bench-repro.txt" '^verdict: ' 's/.* after \([0-9.]*\)s$/\1/p')
 census=
@@ -114,9 +169,13 @@ for f in control-1 control-pipelined bulk-out; do
 	esac
 	row "$d" "$(round "$(urb $f usbrig)") vs loopback $(round "$(urb $f loopback)") (x$(or_dash "$(urb $f ratio)"))"
 done
-for t in 1 2 5 6; do
-	row "testusb $t $(zero_name $t), MB/s" "guest $(or_dash "$(zero guest $t usbrig)") vs kernel $(or_dash "$(zero guest $t kernel)") (x$(or_dash "$(zero guest $t ratio)")); on host $(or_dash "$(zero host $t usbrig)")"
+for t in $ZERO_TESTS; do
+	nom=$(zero guest "$t" nominal)
+	zk=$(zero_kernel "$t")
+	[ "$zk" = n/a ] || zk="$zk (x$(or_dash "$(zero guest "$t" ratio)"))"
+	row "testusb $t $(zero_name "$t"), MB/s" "guest $(or_dash "$(zero guest "$t" usbrig)") vs kernel $zk; on host $(or_dash "$(zero host "$t" usbrig)")$( [ -n "$nom" ] && echo "; nominal $nom")"
 done
+row "iso IN jitter, ms off $(or_dash "$(jit_nominal)") (median/p95/max)" "guest $(jit3 guest usbrig) vs kernel $(jit3 guest kernel); guest timer $(jit3 guest timer); on host $(jit3 host usbrig)"
 row "devices per guest (load-100-devices)" "$(or_dash "$load_bound") bound of 100$( [ -n "$load_ok" ] && echo ", passed" ), $(or_dash "$load_s") s"
 row "server memory per attached device" "$(or_dash "$per_dev") KiB (VmRSS $(or_dash "$rss0") -> $(or_dash "$rss1") KiB)"
 row "repro, start to verdict" "$(or_dash "$repro") s"
@@ -148,13 +207,18 @@ fi
 	done
 	printf '},\n  "testusb_mb_s": {'
 	sep=
-	for t in 1 2 5 6; do
-		printf '%s"%s": {"guest": %s, "kernel": %s, "ratio": %s, "host": %s}' "$sep" "$t" \
-			"$(or_null "$(zero guest $t usbrig)")" "$(or_null "$(zero guest $t kernel)")" \
-			"$(or_null "$(zero guest $t ratio)")" "$(or_null "$(zero host $t usbrig)")"
+	for t in $ZERO_TESTS; do
+		printf '%s"%s": {"guest": %s, "kernel": %s, "ratio": %s, "host": %s, "nominal": %s}' "$sep" "$t" \
+			"$(or_null "$(zero guest "$t" usbrig)")" "$(or_null "$(zero guest "$t" kernel)")" \
+			"$(or_null "$(zero guest "$t" ratio)")" "$(or_null "$(zero host "$t" usbrig)")" \
+			"$(or_null "$(zero guest "$t" nominal)")"
 		sep=', '
 	done
-	printf '},\n  "load": {"devices_bound": %s, "scenario_s": %s, "server_rss_kib_before": %s, "server_rss_kib_attached": %s, "server_kib_per_device": %s},\n' \
+	printf '},\n  "iso_in_jitter_ms": {"nominal": %s, "guest": %s, "kernel": %s, "guest_timer": %s, "host": %s},\n' \
+		"$(or_null "$(jit_nominal)")" "$(jit_json guest usbrig)" \
+		"$(jit_json guest kernel)" "$(jit_json guest timer)" \
+		"$(jit_json host usbrig)"
+	printf '  "load": {"devices_bound": %s, "scenario_s": %s, "server_rss_kib_before": %s, "server_rss_kib_attached": %s, "server_kib_per_device": %s},\n' \
 		"$(or_null "$load_bound")" "$(or_null "$load_s")" "$(or_null "$rss0")" \
 		"$(or_null "$rss1")" "$(or_null "$per_dev")"
 	printf '  "repro_s": %s,\n  "census_s": %s\n}\n' "$(or_null "$repro")" "$(or_null "$census")"

@@ -50,6 +50,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "timing.h"
+
 #define COUNT		40
 #define USUAL_COUNT	5
 #define BUF_LEN		512
@@ -61,14 +63,6 @@ static void die(const char *what)
 {
 	printf("usb-timing: %s: %s\n", what, strerror(errno));
 	exit(2);
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 static int open_dev(const char *dev)
@@ -118,13 +112,6 @@ static void bulk(int fd, uint8_t ep)
 
 	if (ioctl(fd, USBDEVFS_BULK, &t) < 0)
 		die("bulk IN");
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 static double median(double *v, int n)
