@@ -54,14 +54,31 @@ find_dev() {
 	return 1
 }
 
-# the device, once enumerated (its usb driver bound), within 10 s
-# (CENSUS_WAIT_DEV tenths of a second: `usbrig fuzz` waits less for
-# devices that may never enumerate)
+# Are all interfaces of device $1's configuration registered?  The
+# device's driver link appears before usb_generic's probe has set the
+# configuration (the driver core links a driver before it probes), so a
+# device with its link may have no interface yet: a modprobe by the
+# interfaces' modaliases then loads nothing (seen: radio_si470x_usb's
+# static row "no-driver" once in a whole census).
+intfs_ready() {
+	read -r want 2>/dev/null </sys/bus/usb/devices/$1/bNumInterfaces ||
+		return 1
+	[ -n "$want" ] || return 1
+	got=0
+	for i in /sys/bus/usb/devices/$1/$1:*; do
+		[ -f $i/modalias ] && got=$((got + 1))
+	done
+	[ $got -ge $want ]
+}
+
+# the device, once enumerated (its usb driver bound, its interfaces
+# there), within 10 s (CENSUS_WAIT_DEV tenths of a second: `usbrig fuzz`
+# waits less for devices that may never enumerate)
 wait_dev() {
 	n=0
 	while [ $n -lt ${CENSUS_WAIT_DEV:-100} ]; do
 		dev=$(find_dev $1 $2) && [ -L /sys/bus/usb/devices/$dev/driver ] &&
-			return 0
+			intfs_ready $dev && return 0
 		sleep 0.1
 		n=$((n + 1))
 	done

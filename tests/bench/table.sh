@@ -36,6 +36,11 @@ counts=$(num "$k" ' passed, .* skipped$' 's/^\([0-9]*\) passed, \([0-9]*\) faile
 # shellcheck disable=SC2086 # three numbers, split on purpose
 set -- $counts
 passed=${1:-}; failed=${2:-}; skipped=${3:-}
+# bench-ref.ktap: the reference set (tests/bench/suite-ref.txt), 1 job
+r=$b/bench-ref.ktap
+ref_wall=$(num "$r" '# bench: wall' 's/.*wall \([0-9.]*\)s.*/\1/p')
+ref_n=$(num "$r" '# bench: wall' 's/.* for \([0-9]*\) scenario.*/\1/p')
+ref_counts=$(num "$r" ' passed, .* skipped$' 's/^\([0-9]*\) passed, \([0-9]*\) failed.*/\1 passed, \2 failed/p')
 sc_med=$(num "$k" '# bench: per scenario median' 's/.*median \([0-9.]*\)s.*/\1/p')
 sc_max=$(num "$k" '# bench: per scenario median' 's/.*max \([0-9.]*\)s.*/\1/p')
 sc_max_name=$(num "$k" '# bench: per scenario median' 's/.*max [0-9.]*s (\(.*\))$/\1/p')
@@ -157,6 +162,7 @@ row "figure" "value"
 row "----------------------------------------------" "--------------------------------------------------"
 row "boot to first scenario" "$(or_dash "$boot") s"
 row "suite in one boot (1 job)" "$(or_dash "$wall") s; $(or_dash "$passed") passed, $(or_dash "$failed") failed, $(or_dash "$skipped") skipped"
+row "suite of 2026-12-03 (suite-ref.txt, 1 job)" "$(or_dash "$ref_wall") s for $(or_dash "$ref_n") scenarios; $(or_dash "$ref_counts")"
 row "per scenario (median, max)" "$(or_dash "$sc_med") s, $(or_dash "$sc_max") s ($(or_dash "$sc_max_name"))"
 row "attach -> bound (median, p95)" "$(or_dash "$ab_med") ms, $(or_dash "$ab_p95") ms (n=$(or_dash "$ab_n"))"
 row "new_id -> bound (median, p95)" "$(or_dash "$nb_med") ms, $(or_dash "$nb_p95") ms (n=$(or_dash "$nb_n"))"
@@ -182,7 +188,7 @@ row "repro, start to verdict" "$(or_dash "$repro") s"
 if [ "${BENCH_CENSUS:-}" = 1 ]; then
 	row "census, whole" "$(or_dash "$census") s"
 else
-	row "census, whole (BENCH_CENSUS=1, ~17 min)" "not run"
+	row "census, whole (BENCH_CENSUS=1, ~15 min)" "not run"
 fi
 
 {
@@ -193,6 +199,8 @@ fi
 		"$(or_null "$wall")" "$(or_null "$passed")" "$(or_null "$failed")" "$(or_null "$skipped")" \
 		"$(or_null "$sc_med")" "$(or_null "$sc_max")" \
 		"$( [ -n "$sc_max_name" ] && echo "\"$sc_max_name\"" || echo null)"
+	printf '  "suite_ref": {"wall_s": %s, "scenarios": %s},\n' \
+		"$(or_null "$ref_wall")" "$(or_null "$ref_n")"
 	printf '  "attach_to_bound_ms": {"median": %s, "p95": %s, "n": %s},\n' \
 		"$(or_null "$ab_med")" "$(or_null "$ab_p95")" "$(or_null "$ab_n")"
 	printf '  "newid_to_bound_ms": {"median": %s, "p95": %s, "n": %s},\n' \
