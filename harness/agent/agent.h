@@ -215,7 +215,9 @@ int verify_descriptors(const struct gadget *g, uint64_t deadline_us,
 struct plan_tok;
 /* Run one step (KIND and the n words after it); prints exactly one
  * result line.  Returns 0 on ok, -1 when the step failed (the caller
- * skips the rest of the scenario). */
+ * skips the rest of the scenario), STEP_KEPT when it was an rmmod of a
+ * built-in driver, skipped (PLAN_WHY_BUILTIN). */
+#define STEP_KEPT	1
 int step_run(int line, const char *kind, const struct plan_tok *a, int n);
 
 #endif /* USBRIG_AGENT_H */

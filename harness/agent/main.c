@@ -294,6 +294,27 @@ static bool busid_ok(const char *s)
 }
 
 /*
+ * Are the steps of lines[from .. to) teardown only (detach, rmmod)?  After
+ * an rmmod that kept a built-in driver, such a scenario has checked all it
+ * checks; anything else may depend on the module being gone.
+ */
+static bool teardown_after(char **lines, int from, int to)
+{
+	struct plan_tok t[PLAN_TOKENS_MAX];
+	char copy[PLAN_LINE_MAX + 1];
+	int i, n;
+
+	for (i = from; i < to; i++) {
+		n = split_copy(lines[i], copy, t);
+		if (n < 3 || strcmp(t[0].s, "step"))
+			continue;
+		if (strcmp(t[2].s, "detach") && strcmp(t[2].s, "rmmod"))
+			return false;
+	}
+	return true;
+}
+
+/*
  * Run one scenario: lines[0] is its `scenario` line, lines[n-1] its `end`.
  * Steps after a failure are skipped; cleanup always runs.  `require
  * patched` skips every step, with the reason, on a kernel without the
@@ -309,7 +330,7 @@ static void run_scenario(char **lines, int nl)
 	char bad_busid[AG_ID_MAX + 32] = "";
 	bool failed = false, need_patched = false;
 	unsigned long to = 60000;
-	int n, i;
+	int n, i, rc;
 
 	s = calloc(1, sizeof(*s));
 	if (!s) {
@@ -417,8 +438,13 @@ static void run_scenario(char **lines, int nl)
 			failed = true;
 			continue;
 		}
-		if (step_run(line, t[2].s, t + 3, n - 3))
+		rc = step_run(line, t[2].s, t + 3, n - 3);
+		if (rc < 0)
 			failed = true;
+		else if (rc == STEP_KEPT && !teardown_after(lines, i + 1, nl - 1))
+			strfmt(skip_why, sizeof(skip_why), "%s, and the steps "
+			       "after it may need it removed (line %d)",
+			       PLAN_WHY_BUILTIN, line);
 	}
 	ev_pump(0);
 	if (!failed && s->server_dead) {

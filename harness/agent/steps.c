@@ -292,10 +292,8 @@ static int modprobe_step(struct step *s, bool remove)
 			       argv[1]);
 			return finish(s, 1);
 		}
-		out_result("skip", s->line, s->desc,
-			   "built into this kernel: it cannot be removed",
-			   NULL);
-		return 0;
+		out_result("skip", s->line, s->desc, PLAN_WHY_BUILTIN, NULL);
+		return STEP_KEPT;
 	}
 	if (proc_run(argv, step_deadline(MODPROBE_MS), &r)) {
 		strfmt(s->saw, sizeof(s->saw), "cannot run %s", argv[0]);

@@ -111,4 +111,13 @@ unsigned int plan_crc32(unsigned int crc, const void *p, size_t n);
 #define PLAN_MARK_BEGIN	"usbrig: scenario begin "
 #define PLAN_MARK_END	"usbrig: scenario end "
 
+/*
+ * The reason of a skipped `rmmod` of a driver built into the guest's
+ * kernel (a developer's tree).  Where only teardown follows it (detach,
+ * more rmmods) the step is skipped and the scenario is judged by the rest
+ * (harness/host/report.c); where anything else follows, the agent skips
+ * the rest of the scenario, which may need the module gone.
+ */
+#define PLAN_WHY_BUILTIN	"built into this kernel: it cannot be removed"
+
 #endif /* USBRIG_PLAN_H */

@@ -651,6 +651,46 @@ static void test_no_end(void **state)
 	rig_fini(&g);
 }
 
+/*
+ * An rmmod of a built-in driver that the agent skipped with only teardown
+ * after it: the step shows as skipped, the scenario passes on its other
+ * steps.  Skipped for any other reason, it skips the scenario.
+ */
+static void test_builtin_rmmod(void **state)
+{
+	static const char *const why[] = {
+		PLAN_WHY_BUILTIN, "needs the patched kernel",
+	};
+	struct rp_result *b;
+	struct rig g;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		rig_init(&g, false);
+		b = report_result(g.r, 1);
+		report_start(g.r);
+		rp_begin(g.r, b, 1.0);
+		rp_step(g.r, b, 1, RP_PASS, "modprobe", NULL, NULL, 1.1);
+		rp_step(g.r, b, 2, RP_PASS, "run", NULL, NULL, 1.2);
+		rp_step(g.r, b, 3, RP_SKIP, "rmmod", why[i], NULL, 1.3);
+		b->ended = true;
+		b->t_end = 1.4;
+		report_done(g.r, b, 1.4);
+		assert_int_equal(b->res, i ? RP_SKIP : RP_PASS);
+		report_finish(g.r);
+		fflush(g.fo);
+		if (i) {
+			assert_non_null(strstr(g.out, "ok 2 b # SKIP needs the "
+					       "patched kernel\n"));
+		} else {
+			assert_non_null(strstr(g.out, "  ok 3 rmmod cdc_acm # SKIP "
+					       PLAN_WHY_BUILTIN "\nok 2 b\n"));
+		}
+		rig_fini(&g);
+	}
+}
+
 static void test_junit(void **state)
 {
 	char path[] = "/tmp/usbrig-junit-XXXXXX";
@@ -978,6 +1018,7 @@ int main(void)
 		cmocka_unit_test(test_ktap),
 		cmocka_unit_test(test_transcript),
 		cmocka_unit_test(test_no_end),
+		cmocka_unit_test(test_builtin_rmmod),
 		cmocka_unit_test(test_junit),
 		cmocka_unit_test(test_file),
 		cmocka_unit_test(test_patched),
