@@ -483,6 +483,41 @@ static void iso_finish(struct gdev *dev, struct gdev_ep *ep, struct urb *urb,
 }
 
 /*
+ * An isochronous endpoint's `sizes file`: each packet's actual length of
+ * urb, one decimal a line, in order (whole, the length of an URB without
+ * a packet list), written in as few writes as fit a buffer.  Called before
+ * iso_finish(), which may complete (and free) the URB at once.
+ */
+static void iso_record_sizes(struct gdev *dev, struct gdev_ep *ep,
+			     const struct urb *urb, uint32_t whole)
+{
+	struct gdev_file *f;
+	char buf[4096];
+	size_t len = 0;
+	int i, n;
+
+	if (!ep->desc->beh.sizes_path)
+		return;
+	f = gdev_sizes_of(dev, ep->desc);
+	n = urb->number_of_packets > 0 && urb->iso ? urb->number_of_packets : 0;
+	if (!n) {
+		len = snprintf(buf, sizeof(buf), "%u\n", whole);
+		gdev_file_write(f, (const uint8_t *)buf, len);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		/* a u32 and its newline take at most 11 bytes */
+		if (len > sizeof(buf) - 12) {
+			gdev_file_write(f, (const uint8_t *)buf, len);
+			len = 0;
+		}
+		len += snprintf(buf + len, sizeof(buf) - len, "%u\n",
+				urb->iso[i].actual_length);
+	}
+	gdev_file_write(f, (const uint8_t *)buf, len);
+}
+
+/*
  * USB/IP carries isochronous IN data packed: the RET_SUBMIT payload is the
  * packets' data back to back, actual_length is the sum of the packets'
  * actual_length (vhci_rx's usbip_recv_iso() drops the connection if they
@@ -497,7 +532,8 @@ static void iso_finish(struct gdev *dev, struct gdev_ep *ep, struct urb *urb,
  * (stream.h).  A packet the host asked shorter than that is babble: the
  * packet fails with -EOVERFLOW, the host gets what fit, and the rest of
  * that interval's data is lost, as on the bus.  OUT data goes to the
- * sink's file, packet by packet, in order.
+ * sink's file, packet by packet, in order.  Either way the packets'
+ * lengths go to the endpoint's sizes file, if it has one.
  */
 static void iso_submit(struct gdev *dev, struct gdev_ep *ep, struct urb *urb)
 {
@@ -515,6 +551,7 @@ static void iso_submit(struct gdev *dev, struct gdev_ep *ep, struct urb *urb)
 			fill_source(dev, ep, urb->buf, urb->length);
 		else
 			sink_data(dev, ep, urb->buf, urb->length);
+		iso_record_sizes(dev, ep, urb, urb->length);
 		iso_finish(dev, ep, urb, urb->length, us);
 		return;
 	}
@@ -545,6 +582,7 @@ static void iso_submit(struct gdev *dev, struct gdev_ep *ep, struct urb *urb)
 		total += n;
 	}
 	urb->error_count = errors;
+	iso_record_sizes(dev, ep, urb, total);
 	iso_finish(dev, ep, urb, total,
 		   (uint64_t)urb->number_of_packets * us);
 }
@@ -564,12 +602,15 @@ void gdev_iso_complete(struct gdev *dev, struct urb *urb)
 	}
 	us = stream_interval_us(dev->model->speed, ep->desc->bInterval);
 	if (urb->number_of_packets <= 0 || !urb->iso) {
+		iso_record_sizes(dev, ep, urb, min_sz(urb->actual_length,
+						      urb->length));
 		iso_finish(dev, ep, urb, min_sz(urb->actual_length,
 						urb->length), us);
 		return;
 	}
 	for (i = 0; i < urb->number_of_packets; i++)
 		total += urb->iso[i].actual_length;
+	iso_record_sizes(dev, ep, urb, total);
 	iso_finish(dev, ep, urb, min_sz(total, urb->length),
 		   (uint64_t)urb->number_of_packets * us);
 }

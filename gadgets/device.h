@@ -107,7 +107,9 @@ struct gdev_ep {
  */
 struct gdev_file {
 	const struct gd_endpoint *ep;
-	int fd;				/* sink: truncated at attach; -1 source */
+	bool sizes;			/* the endpoint's `sizes file` */
+	int fd;				/* sink, sizes: truncated at attach;
+					 * -1 source */
 	uint8_t *data;			/* source: the whole file */
 	size_t len;
 	bool failed;			/* a write failed (logged once) */
@@ -175,13 +177,15 @@ void gdev_urbq_flush(struct gdev *dev, struct gdev_urbq *q, int status);
  * NULL free_urb just empties the queue. */
 void gdev_urbq_free(struct gdev_urbq *q, void (*free_urb)(struct urb *urb));
 
-/* ---- epfile.c: the files of `source file` and `sink file` ---- */
+/* ---- epfile.c: the files of `source file`, `sink file`, `sizes file` ---- */
 /* Open every one the model names (sinks truncated); on failure (negative
  * errno, logged with the path) none stays open. */
 int gdev_files_open(struct gdev *dev);
 void gdev_files_close(struct gdev *dev);
-/* The file of an endpoint, or NULL. */
+/* The file of an endpoint's source or sink, or NULL. */
 struct gdev_file *gdev_file_of(struct gdev *dev, const struct gd_endpoint *ep);
+/* Its `sizes file`, or NULL. */
+struct gdev_file *gdev_sizes_of(struct gdev *dev, const struct gd_endpoint *ep);
 /* n bytes of a source file from byte *off of its stream (zeros past the
  * end, or the file again with `repeat`); advances *off. */
 void gdev_file_read(const struct gdev_file *f, bool repeat, uint64_t *off,

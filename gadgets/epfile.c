@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * epfile.c - the files endpoints read (`source file`) and write (`sink
- * file`), device.h has the contract.
+ * file`, and an isochronous endpoint's `sizes file`), device.h has the
+ * contract.
  *
  * Paths are the script's, relative to the server's working directory.  A
  * source file is read whole at attach (at most GDEV_SOURCE_FILE_MAX
@@ -60,57 +61,73 @@ out:
 	return ret;
 }
 
-static int file_open(struct gdev_file *f, const struct gd_endpoint *ep)
+static const char *file_path(const struct gdev_file *f)
 {
-	const struct gd_ep_behaviour *beh = &ep->beh;
+	return f->sizes ? f->ep->beh.sizes_path : f->ep->beh.path;
+}
 
+static int file_open(struct gdev_file *f, const struct gd_endpoint *ep,
+		     bool sizes)
+{
 	f->ep = ep;
+	f->sizes = sizes;
 	f->fd = -1;
-	if (beh->mode == GD_EP_SOURCE)
-		return file_load(f, beh->path);
-	f->fd = open(beh->path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND |
+	if (!sizes && ep->beh.mode == GD_EP_SOURCE)
+		return file_load(f, ep->beh.path);
+	f->fd = open(file_path(f), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND |
 		     O_CLOEXEC, 0644);
 	return f->fd < 0 ? -errno : 0;
 }
 
-static bool has_file(const struct gd_endpoint *ep)
+/* the endpoint's file of each kind: its data (0), its sizes (1) */
+static bool has_file(const struct gd_endpoint *ep, bool sizes)
 {
+	if (sizes)
+		return ep->beh.sizes_path;
 	return ep->beh.path && (ep->beh.mode == GD_EP_SINK ||
 				(ep->beh.mode == GD_EP_SOURCE &&
 				 ep->beh.src == GD_SRC_FILE));
+}
+
+static int add_file(struct gdev *dev, const struct gd_endpoint *ep,
+		    bool sizes)
+{
+	struct gdev_file *f;
+	int ret;
+
+	f = realloc(dev->files, (dev->n_files + 1) * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	dev->files = f;
+	f = &dev->files[dev->n_files++];
+	memset(f, 0, sizeof(*f));
+	ret = file_open(f, ep, sizes);
+	if (ret)
+		log_err("ep 0x%02x (line %d): %s \"%s\": %s",
+			ep->bEndpointAddress, ep->line,
+			f->fd < 0 && (sizes || ep->beh.mode == GD_EP_SINK) ?
+			"cannot create" : "cannot read", file_path(f),
+			strerror(-ret));
+	return ret;
 }
 
 int gdev_files_open(struct gdev *dev)
 {
 	const struct gd_device *m = dev->model;
 	const struct gd_endpoint *ep;
-	struct gdev_file *f;
-	size_t c, a, e;
+	size_t c, a, e, k;
 	int ret;
 
 	for (c = 0; c < m->n_configs; c++) {
 		for (a = 0; a < m->configs[c].n_alts; a++) {
 			for (e = 0; e < m->configs[c].alts[a].n_eps; e++) {
 				ep = &m->configs[c].alts[a].eps[e];
-				if (!has_file(ep))
-					continue;
-				f = realloc(dev->files,
-					    (dev->n_files + 1) * sizeof(*f));
-				if (!f) {
-					ret = -ENOMEM;
-					goto err;
-				}
-				dev->files = f;
-				f = &dev->files[dev->n_files++];
-				memset(f, 0, sizeof(*f));
-				ret = file_open(f, ep);
-				if (ret) {
-					log_err("ep 0x%02x (line %d): %s \"%s\": %s",
-						ep->bEndpointAddress, ep->line,
-						f->fd < 0 && ep->beh.mode == GD_EP_SINK ?
-						"cannot create" : "cannot read",
-						ep->beh.path, strerror(-ret));
-					goto err;
+				for (k = 0; k < 2; k++) {
+					if (!has_file(ep, k))
+						continue;
+					ret = add_file(dev, ep, k);
+					if (ret)
+						goto err;
 				}
 			}
 		}
@@ -135,14 +152,25 @@ void gdev_files_close(struct gdev *dev)
 	dev->n_files = 0;
 }
 
-struct gdev_file *gdev_file_of(struct gdev *dev, const struct gd_endpoint *ep)
+static struct gdev_file *find_file(struct gdev *dev,
+				   const struct gd_endpoint *ep, bool sizes)
 {
 	size_t i;
 
 	for (i = 0; i < dev->n_files; i++)
-		if (dev->files[i].ep == ep)
+		if (dev->files[i].ep == ep && dev->files[i].sizes == sizes)
 			return &dev->files[i];
 	return NULL;
+}
+
+struct gdev_file *gdev_file_of(struct gdev *dev, const struct gd_endpoint *ep)
+{
+	return find_file(dev, ep, false);
+}
+
+struct gdev_file *gdev_sizes_of(struct gdev *dev, const struct gd_endpoint *ep)
+{
+	return find_file(dev, ep, true);
 }
 
 void gdev_file_read(const struct gdev_file *f, bool repeat, uint64_t *off,
@@ -175,7 +203,7 @@ void gdev_file_write(struct gdev_file *f, const uint8_t *src, size_t n)
 			continue;
 		if (w <= 0) {
 			log_err("ep 0x%02x: writing \"%s\": %s; dropping its data from now on",
-				f->ep->bEndpointAddress, f->ep->beh.path,
+				f->ep->bEndpointAddress, file_path(f),
 				w < 0 ? strerror(errno) : "nothing written");
 			f->failed = true;
 			return;

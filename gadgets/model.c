@@ -27,6 +27,7 @@ static void endpoint_free(struct gd_endpoint *ep)
 		blob_free(&ep->beh.packets[i]);
 	free(ep->beh.packets);
 	free(ep->beh.path);
+	free(ep->beh.sizes_path);
 }
 
 static void alt_free(struct gd_alt *alt)

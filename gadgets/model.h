@@ -81,6 +81,8 @@ struct gd_ep_behaviour {
 	char *path;			/* SRC_FILE: read at attach; SINK: OUT data
 					 * recorded there (NULL: dropped) */
 	bool file_repeat;		/* SRC_FILE: start over at its end */
+	char *sizes_path;		/* isochronous: each packet's length
+					 * recorded there, one a line */
 	struct gd_stream stream;
 	struct gd_blob *packets;	/* SEQUENCE: packets in order */
 	size_t n_packets;

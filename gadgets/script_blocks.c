@@ -53,9 +53,9 @@ static const struct kw_def companion_kws[] = {
 /* ---- endpoint { .. } ---- */
 
 enum { E_ADDR, E_TYPE, E_MPS, E_INTERVAL, E_BLEN, E_COMP, E_MODE, E_DELAY,
-	E_STALL, E_RATE, E_CHANNELS, E_SBYTES };
+	E_STALL, E_RATE, E_CHANNELS, E_SBYTES, E_SIZES };
 
-#define PATH_MAX_BYTES	4096	/* a file a source reads or a sink writes */
+#define PATH_MAX_BYTES	4096	/* a file a source reads, a sink or sizes writes */
 
 struct loop_ref {
 	const struct tok *tok;	/* the target's token */
@@ -191,14 +191,21 @@ static int cur_path(struct cur *c, char **out)
 	return 0;
 }
 
+/* file "PATH" and the statement's end: a sink's or a sizes file */
+static int cur_file_end(struct cur *c, char **out)
+{
+	static const char *const kinds[] = { "file", NULL };
+	int i;
+
+	return cur_choice(c, kinds, &i) ?: cur_path(c, out) ?: cur_end(c);
+}
+
 /* sink [file "PATH"] / nak */
 static int kw_sink(struct blk *b, const struct stmt *st,
 		   const struct kw_def *d)
 {
-	static const char *const kinds[] = { "file", NULL };
 	struct gd_endpoint *ep = b->model;
 	struct cur c = CUR(b->ps, st);
-	int i;
 
 	(void)d;
 	if (!tok_is(st->kw, "sink")) {
@@ -208,8 +215,18 @@ static int kw_sink(struct blk *b, const struct stmt *st,
 	ep->beh.mode = GD_EP_SINK;
 	if (!cur_peek(&c))
 		return 0;
-	return cur_choice(&c, kinds, &i) ?: cur_path(&c, &ep->beh.path) ?:
-	       cur_end(&c);
+	return cur_file_end(&c, &ep->beh.path);
+}
+
+/* sizes file "PATH": an isochronous endpoint's packet lengths recorded */
+static int kw_sizes(struct blk *b, const struct stmt *st,
+		    const struct kw_def *d)
+{
+	struct gd_endpoint *ep = b->model;
+	struct cur c = CUR(b->ps, st);
+
+	(void)d;
+	return cur_file_end(&c, &ep->beh.sizes_path);
 }
 
 /* source [pattern BYTES | count | sine HZ [PERCENT] | file "PATH" [repeat]] */
@@ -356,6 +373,7 @@ static const struct kw_def endpoint_kws[] = {
 	KW("packet-size", kw_rate, NOBLK, E_RATE, 0, 0),
 	KW("channels", kw_format, NOBLK, E_CHANNELS, 0, 0),
 	KW("sample-bytes", kw_format, NOBLK, E_SBYTES, 0, 0),
+	KW("sizes", kw_sizes, NOBLK, E_SIZES, 0, 0),
 };
 
 /* wMaxPacketSize when not given, [type][speed]; 0: no such endpoint */
@@ -394,6 +412,7 @@ static int stream_finish(struct blk *b, struct gd_endpoint *ep,
 	struct gd_ep_behaviour *beh = &ep->beh;
 	struct gd_stream *s = &beh->stream;
 	const struct stmt *rate = b->seen[E_RATE];
+	const struct stmt *sizes = b->seen[E_SIZES];
 	const struct stmt *fmt[] = { b->seen[E_CHANNELS], b->seen[E_SBYTES] };
 	uint32_t us = stream_interval_us(ps->dev->speed, ep->bInterval);
 	uint64_t most, cap;
@@ -407,6 +426,9 @@ static int stream_finish(struct blk *b, struct gd_endpoint *ep,
 		return ps_fail(ps, rate->kw, "%s: only for isochronous IN endpoints (the host sizes OUT packets), 0x%02x is %s %s",
 			       tok_text(rate->kw).s, ep->bEndpointAddress,
 			       ps_xfer_name(xfer), in ? "IN" : "OUT");
+	if (sizes && xfer != USB_ENDPOINT_XFER_ISOC)
+		return ps_fail(ps, sizes->kw, "sizes: only for isochronous endpoints (packets, one an interval), 0x%02x is %s",
+			       ep->bEndpointAddress, ps_xfer_name(xfer));
 	for (i = 0; i < 2; i++)
 		if (fmt[i] && !in)
 			return ps_fail(ps, fmt[i]->kw, "%s: the sample format is for IN endpoints (a source), 0x%02x is OUT",

@@ -20,6 +20,16 @@
  *	checks that FILE (what a gadget's `sink file` recorded) holds,
  *	after leading silence (all-zero frames), the FRAMES frames `play`
  *	sends, sample for sample; what follows them is not looked at
+ *   pcm-io follows OUT-SIZES IN-SIZES PACKETS
+ *	implicit feedback: OUT-SIZES and IN-SIZES are a gadget's `sizes
+ *	file` of its isochronous OUT (playback) and IN (capture) endpoints,
+ *	a packet's length a line.  Checks that the host sized its OUT
+ *	packets after the IN packets it received: a run of at least PACKETS
+ *	consecutive OUT packets equals, one for one, a run of IN packets,
+ *	and holds at least two packets of another size than the usual one
+ *	(else it says nothing: a host keeping its own clock sends one size
+ *	too).  Packets before the run (sent before the feedback started)
+ *	are not looked at.  Prints the run and its sizes.
  *
  * DEV is a PCM node, /dev/snd/pcmC0D0p or ...c.  Exit status 0 when the
  * data is right, 1 when it is not or an ioctl failed (said on stderr), 2
@@ -291,6 +301,163 @@ static int check(const char *path, unsigned int ch, unsigned long frames)
 	return 0;
 }
 
+/* A sizes file: one decimal a line.  Returns the count, or -1 (said). */
+static long read_sizes(const char *path, uint32_t **out)
+{
+	size_t n = 0, cap = 0;
+	unsigned long v;
+	char line[32], *end;
+	uint32_t *a = NULL, *na;
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		fail(path);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		errno = 0;
+		v = strtoul(line, &end, 10);
+		if (errno || end == line || (*end && *end != '\n') ||
+		    v > UINT32_MAX) {
+			fprintf(stderr, "pcm-io: %s:%zu: not a packet length: %s",
+				path, n + 1, line);
+			goto bad;
+		}
+		if (n == cap) {
+			cap = cap ? 2 * cap : 4096;
+			na = realloc(a, cap * sizeof(*a));
+			if (!na) {
+				fail("realloc");
+				goto bad;
+			}
+			a = na;
+		}
+		a[n++] = (uint32_t)v;
+	}
+	fclose(f);
+	*out = a;
+	return (long)n;
+bad:
+	fclose(f);
+	free(a);
+	return -1;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The most frequent of n values (n > 0). */
+static uint32_t most_common(const uint32_t *v, long n)
+{
+	uint32_t *c = malloc(n * sizeof(*c)), best;
+	long i, run = 0, best_run = 0;
+
+	if (!c)
+		return v[0];
+	memcpy(c, v, n * sizeof(*c));
+	qsort(c, n, sizeof(*c), cmp_u32);
+	best = c[0];
+	for (i = 0; i < n; i++) {
+		run = i && c[i] == c[i - 1] ? run + 1 : 1;
+		if (run > best_run) {
+			best_run = run;
+			best = c[i];
+		}
+	}
+	free(c);
+	return best;
+}
+
+#define ANCHORS_MAX	16	/* OUT packets of another size tried */
+#define RARE_MIN	2	/* such packets a run must hold */
+
+/* The longest run of OUT packets o[j] equal to IN packets s[j + d]. */
+static long run_at(const uint32_t *o, long m, const uint32_t *s, long n,
+		   long d, long *best_j)
+{
+	long j, run = 0, best = 0, start = 0;
+
+	for (j = d < 0 ? -d : 0; j < m && j + d < n; j++) {
+		if (o[j] != s[j + d]) {
+			run = 0;
+			continue;
+		}
+		if (!run)
+			start = j;
+		if (++run > best) {
+			best = run;
+			*best_j = start;
+		}
+	}
+	return best;
+}
+
+/*
+ * The longest run of OUT packets equal to IN packets at one offset d (OUT
+ * packet j is IN packet j + d).  The offsets tried put one of the first
+ * ANCHORS_MAX OUT packets of another size than the usual one on an IN
+ * packet of that size: the packets the host sent before the feedback
+ * started may be of any size, and a run of one size only proves nothing,
+ * so it must hold RARE_MIN packets of another size.
+ */
+static int follows(const char *out_path, const char *in_path,
+		   unsigned long want)
+{
+	uint32_t *o = NULL, *s = NULL, usual;
+	long m = read_sizes(out_path, &o), n = read_sizes(in_path, &s);
+	long j, k, a = 0, run, run_j = 0, best = 0, best_j = 0, best_d = 0;
+	unsigned long n_rare = 0;
+	int ret = 1;
+
+	if (m <= 0 || n <= 0) {
+		if (m == 0 || n == 0)
+			fprintf(stderr, "pcm-io: %s: no packets\n",
+				m == 0 ? out_path : in_path);
+		goto out;
+	}
+	usual = most_common(o, m);
+	for (j = 0; j < m && a < ANCHORS_MAX; j++) {
+		if (o[j] == usual)
+			continue;
+		a++;
+		for (k = 0; k < n; k++) {
+			if (s[k] != o[j])
+				continue;
+			run = run_at(o, m, s, n, k - j, &run_j);
+			if (run > best) {
+				best = run;
+				best_j = run_j;
+				best_d = k - j;
+			}
+		}
+	}
+	if (!a) {
+		fprintf(stderr, "pcm-io: %s: %ld packets, all of %u bytes: the host kept its own clock\n",
+			out_path, m, usual);
+		goto out;
+	}
+	for (j = best_j; j < best_j + best; j++)
+		n_rare += o[j] != usual;
+	if ((unsigned long)best < want || n_rare < RARE_MIN) {
+		fprintf(stderr, "pcm-io: the longest run of OUT packets equal to IN packets is %ld (OUT %ld.., IN %ld..), %lu of them not of %u bytes; expected at least %lu, %d of them\n",
+			best, best_j, best_j + best_d, n_rare, usual, want,
+			RARE_MIN);
+		goto out;
+	}
+	printf("pcm-io: OUT packets %ld..%ld of %ld follow IN packets %ld..%ld of %ld one for one: %lu of them not of the usual %u bytes\n",
+	       best_j, best_j + best - 1, m, best_j + best_d,
+	       best_j + best_d + best - 1, n, n_rare, usual);
+	ret = 0;
+out:
+	free(o);
+	free(s);
+	return ret;
+}
+
 static int number(const char *s, unsigned long max, unsigned long *out)
 {
 	char *end;
@@ -308,6 +475,9 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "check") &&
 	    !number(argv[3], 32, &ch) && !number(argv[4], FRAMES_MAX, &frames))
 		return check(argv[2], ch, frames);
+	if (argc == 5 && !strcmp(argv[1], "follows") &&
+	    !number(argv[4], FRAMES_MAX, &frames))
+		return follows(argv[2], argv[3], frames);
 	if (argc != 6 || number(argv[3], 768000, &rate) ||
 	    number(argv[4], 32, &ch) || number(argv[5], FRAMES_MAX, &frames))
 		goto usage;
@@ -317,6 +487,7 @@ int main(int argc, char **argv)
 		return capture(argv[2], rate, ch, frames);
 usage:
 	fprintf(stderr, "usage: pcm-io play|capture DEV RATE CHANNELS FRAMES\n"
-		"       pcm-io check FILE CHANNELS FRAMES\n");
+		"       pcm-io check FILE CHANNELS FRAMES\n"
+		"       pcm-io follows OUT-SIZES IN-SIZES PACKETS\n");
 	return 2;
 }

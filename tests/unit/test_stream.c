@@ -86,7 +86,8 @@ static void test_parse_stream(void **state)
 		"endpoint { bEndpointAddress 0x83; type iso; packet-size 17\n"
 		"  source file \"a b.raw\" repeat }\n"
 		"endpoint { bEndpointAddress 0x84; type iso; source pattern 55 aa }\n"
-		"endpoint { bEndpointAddress 0x85; type bulk; source count; sample-bytes 1 }"));
+		"endpoint { bEndpointAddress 0x85; type bulk; source count; sample-bytes 1 }\n"
+		"endpoint { bEndpointAddress 0x03; type iso; sink; sizes file \"o.sizes\" }"));
 	const struct gd_endpoint *e;
 
 	(void)state;
@@ -118,6 +119,11 @@ static void test_parse_stream(void **state)
 	assert_int_equal(e->beh.src, GD_SRC_COUNT);
 	assert_int_equal(e->beh.stream.sample_bytes, 1);
 	assert_int_equal(e->beh.stream.channels, 2);	/* the default */
+	assert_null(e->beh.sizes_path);
+	e = ep0_of(dev, 6);
+	assert_int_equal(e->beh.mode, GD_EP_SINK);
+	assert_null(e->beh.path);
+	assert_string_equal(e->beh.sizes_path, "o.sizes");
 	gd_model_free(dev);
 
 	/* sine's level defaults to half of full scale */
@@ -186,6 +192,14 @@ static void test_parse_errors(void **state)
 		  "sink }", "sink: only for OUT endpoints, 0x81 is IN" },
 		{ FS("endpoint { bEndpointAddress 0x01; type iso; source count }"),
 		  "source count", "source: only for IN endpoints, 0x01 is OUT" },
+		{ FS("endpoint { bEndpointAddress 0x81; type bulk; sizes file \"s\" }"),
+		  "sizes", "sizes: only for isochronous endpoints (packets, one an interval), 0x81 is bulk" },
+		{ FS("endpoint { bEndpointAddress 0x81; type iso; sizes \"s\" }"),
+		  "\"s\"", "sizes: expected file, found" },
+		{ FS("endpoint { bEndpointAddress 0x81; type iso; sizes file }"),
+		  "sizes file }", "sizes: missing file name" },
+		{ FS("endpoint { bEndpointAddress 0x81; type iso; sizes file \"a\"; sizes file \"b\" }"),
+		  "sizes file \"b", "sizes" },
 		{ FS("endpoint { bEndpointAddress 0x81; type iso; source; delay 3 }"),
 		  "delay", "delay: an isochronous endpoint takes only source (IN) or sink (OUT)" },
 	};
@@ -371,8 +385,10 @@ static void test_device_stream(void **state)
 {
 	struct fx *fx = *state;
 	char path[] = "/tmp/usbrig-test-stream-XXXXXX";
+	char in_sizes[] = "/tmp/usbrig-test-insizes-XXXXXX";
+	char out_sizes[] = "/tmp/usbrig-test-outsizes-XXXXXX";
 	int fd = mkstemp(path);
-	char text[1024];
+	char text[1024], lines[512];
 	struct urb *in, *in2, *out;
 	struct timeval t0;
 	uint8_t got[64];
@@ -382,12 +398,17 @@ static void test_device_stream(void **state)
 
 	assert_true(fd >= 0);
 	close(fd);
+	assert_true((fd = mkstemp(in_sizes)) >= 0);
+	close(fd);
+	assert_true((fd = mkstemp(out_sizes)) >= 0);
+	close(fd);
 	/* full speed, 1 ms intervals: 44.1 kHz mono 16-bit counts */
 	snprintf(text, sizeof(text), FS(
 		"endpoint { bEndpointAddress 0x81; type iso; wMaxPacketSize 90\n"
-		"  rate 44100; channels 1; source count }\n"
+		"  rate 44100; channels 1; source count; sizes file \"%s\" }\n"
 		"endpoint { bEndpointAddress 0x02; type iso; wMaxPacketSize 64\n"
-		"  sink file \"%s\" }"), path);
+		"  sink file \"%s\"; sizes file \"%s\" }"), in_sizes, path,
+		 out_sizes);
 	fx->m = parse_ok(text);
 	fx->own_model = true;
 	fx_attach(fx);
@@ -437,6 +458,25 @@ static void test_device_stream(void **state)
 	for (i = 0; i < 37; i++)
 		assert_int_equal(got[i], i < 16 ? i : i < 21 ? i : i + 11);
 	unlink(path);
+
+	/* the sizes files: every packet's actual length, in order */
+	fd = open(in_sizes, O_RDONLY);
+	assert_true(fd >= 0);
+	i = read(fd, lines, sizeof(lines) - 1);
+	close(fd);
+	assert_true(i > 0);
+	lines[i] = '\0';
+	assert_string_equal(lines, "88\n88\n88\n88\n88\n88\n88\n88\n88\n90\n"
+			    "88\n88\n88\n88\n88\n88\n88\n88\n88\n90\n"
+			    "40\n40\n");
+	fd = open(out_sizes, O_RDONLY);
+	assert_true(fd >= 0);
+	i = read(fd, lines, sizeof(lines) - 1);
+	close(fd);
+	lines[i] = '\0';
+	assert_string_equal(lines, "16\n5\n16\n");
+	unlink(in_sizes);
+	unlink(out_sizes);
 }
 
 static void test_device_missing_source_file(void **state)
