@@ -9,6 +9,7 @@
 #include <linux/usb/ch9.h>
 
 #include "function.h"
+#include "log.h"
 #include "netstack.h"
 
 /* Every built-in function; a new one is added here and in its own file. */
@@ -39,6 +40,28 @@ const struct fn_ops *fn_find(const char *name)
 		if (!strcmp(fn_list[i]->name, name))
 			return fn_list[i];
 	return NULL;
+}
+
+void *fn_state_new(const struct gd_device *model, size_t size,
+		   size_t cfg_off,
+		   int (*parse)(const struct gd_device *model, void *cfg,
+				struct script_error *err),
+		   int *ret)
+{
+	struct script_error err;
+	char *st = calloc(1, size);
+
+	if (!st) {
+		*ret = -ENOMEM;
+		return NULL;
+	}
+	*ret = parse(model, st + cfg_off, &err);
+	if (*ret) {
+		log_err("%s", *ret == -EINVAL ? err.msg : strerror(-*ret));
+		free(st);
+		return NULL;
+	}
+	return st;
 }
 
 bool fn_exists(const char *name)

@@ -80,6 +80,21 @@ extern const struct fn_ops fn_usbtmc_ops;
 extern const struct fn_ops fn_uvc_ops;
 extern const struct fn_ops fn_ax88179_ops;
 
+/* ---- attach ---- */
+/*
+ * The opening of an attach(): a zeroed state of size bytes whose
+ * configuration, cfg_off bytes into it, parse fills again from the model
+ * (the function's option parser, as its validate() ran it: cfg is the
+ * function's own configuration struct).  validate() accepted the model,
+ * so only running out of memory is left; what fails is logged.  The
+ * state, or NULL with *ret the negative errno.
+ */
+void *fn_state_new(const struct gd_device *model, size_t size,
+		   size_t cfg_off,
+		   int (*parse)(const struct gd_device *model, void *cfg,
+				struct script_error *err),
+		   int *ret);
+
 /* ---- options: `key value...` lines of the script's function block ---- */
 const struct gd_fn_opt *fn_opt(const struct gd_device *model,
 			       const char *key);

@@ -514,10 +514,12 @@ static void cfg_free(struct hid_cfg *c)
 	c->n_items = 0;
 }
 
-/* Options and descriptors into c; -EINVAL with err set on a problem. */
-static int cfg_parse(const struct gd_device *m, struct hid_cfg *c,
+/* Options and descriptors into conf, a struct hid_cfg (void *: for
+ * fn_state_new()); -EINVAL with err set on a problem. */
+static int cfg_parse(const struct gd_device *m, void *conf,
 		     struct script_error *err)
 {
+	struct hid_cfg *c = conf;
 	struct pctx pc = { .m = m, .err = err };
 	const struct gd_fn_opt *o;
 	const struct gd_endpoint *in, *out;
@@ -771,19 +773,13 @@ static void start(struct hid_state *st)
 
 static int hid_attach(struct gdev *dev)
 {
-	struct hid_state *st = calloc(1, sizeof(*st));
-	struct script_error err;
+	struct hid_state *st;
 	int ret;
 
+	st = fn_state_new(dev->model, sizeof(*st),
+			  offsetof(struct hid_state, cfg), cfg_parse, &ret);
 	if (!st)
-		return -ENOMEM;
-	ret = cfg_parse(dev->model, &st->cfg, &err);
-	if (ret) {
-		/* validate() passed on the same model: only ENOMEM is left */
-		log_err("%s", ret == -EINVAL ? err.msg : "out of memory");
-		free(st);
 		return ret;
-	}
 	st->timer = evtimer_new(dev->base, timer_cb, st);
 	if (!st->timer) {
 		cfg_free(&st->cfg);

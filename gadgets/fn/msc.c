@@ -240,9 +240,12 @@ static int opt_text(const struct gd_device *m, const char *key,
 	return 0;
 }
 
-static int cfg_parse(const struct gd_device *m, struct msc_cfg *c,
+/* Options and descriptors into conf, a struct msc_cfg (void *: for
+ * fn_state_new()); -EINVAL with err set on a problem. */
+static int cfg_parse(const struct gd_device *m, void *conf,
 		     struct script_error *err)
 {
+	struct msc_cfg *c = conf;
 	const struct gd_fn_opt *o;
 	const struct gd_endpoint *in, *out;
 	const struct gd_alt *alt;
@@ -1031,18 +1034,13 @@ static void pump(struct msc_state *st)
 
 static int msc_attach(struct gdev *dev)
 {
-	struct msc_state *st = calloc(1, sizeof(*st));
-	struct script_error err;
+	struct msc_state *st;
 	int ret;
 
+	st = fn_state_new(dev->model, sizeof(*st),
+			  offsetof(struct msc_state, cfg), cfg_parse, &ret);
 	if (!st)
-		return -ENOMEM;
-	ret = cfg_parse(dev->model, &st->cfg, &err);
-	if (ret) {
-		log_err("%s", err.msg);	/* validate() passed: not reached */
-		free(st);
 		return ret;
-	}
 	st->fd = -1;
 	ret = medium_open(st);
 	if (ret) {

@@ -74,9 +74,12 @@ static const char printer_default_id[] =
 
 /* ---- options and descriptors ---- */
 
-static int cfg_parse(const struct gd_device *m, struct printer_cfg *c,
+/* Options and descriptors into conf, a struct printer_cfg (void *: for
+ * fn_state_new()); -EINVAL with err set on a problem. */
+static int cfg_parse(const struct gd_device *m, void *conf,
 		     struct script_error *err)
 {
+	struct printer_cfg *c = conf;
 	const struct gd_endpoint *in, *out;
 	const struct gd_fn_opt *o;
 	const struct gd_alt *alt;
@@ -147,18 +150,13 @@ static int printer_validate(const struct gd_device *m,
 
 static int printer_attach(struct gdev *dev)
 {
-	struct printer_state *st = calloc(1, sizeof(*st));
-	struct script_error err;
+	struct printer_state *st;
 	int ret;
 
+	st = fn_state_new(dev->model, sizeof(*st),
+			  offsetof(struct printer_state, cfg), cfg_parse, &ret);
 	if (!st)
-		return -ENOMEM;
-	ret = cfg_parse(dev->model, &st->cfg, &err);
-	if (ret) {
-		log_err("%s", err.msg);	/* validate() passed: not reached */
-		free(st);
 		return ret;
-	}
 	st->fd = -1;
 	if (st->cfg.output) {
 		/* one job file per connection, as the host sends it */

@@ -183,9 +183,12 @@ static int parse_respond(const struct gd_device *m, const struct gd_fn_opt *o,
 	return 0;
 }
 
-static int cfg_parse(const struct gd_device *m, struct tmc_cfg *c,
+/* Options and descriptors into conf, a struct tmc_cfg (void *: for
+ * fn_state_new()); -EINVAL with err set on a problem. */
+static int cfg_parse(const struct gd_device *m, void *conf,
 		     struct script_error *err)
 {
+	struct tmc_cfg *c = conf;
 	const struct gd_endpoint *in, *out, *intr;
 	const struct gd_fn_opt *o;
 	const struct gd_alt *alt;
@@ -268,18 +271,13 @@ static void clear_io(struct tmc_state *st)
 
 static int tmc_attach(struct gdev *dev)
 {
-	struct tmc_state *st = calloc(1, sizeof(*st));
-	struct script_error err;
+	struct tmc_state *st;
 	int ret;
 
+	st = fn_state_new(dev->model, sizeof(*st),
+			  offsetof(struct tmc_state, cfg), cfg_parse, &ret);
 	if (!st)
-		return -ENOMEM;
-	ret = cfg_parse(dev->model, &st->cfg, &err);
-	if (ret) {
-		log_err("%s", err.msg);	/* validate() passed: not reached */
-		free(st);
 		return ret;
-	}
 	gdev_urbq_init(&st->in);
 	gdev_urbq_init(&st->intr);
 	clear_io(st);

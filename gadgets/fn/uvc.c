@@ -573,9 +573,12 @@ static int parse_default(const struct gd_device *m, struct uvc_cfg *c,
 	return 0;
 }
 
-static int cfg_parse(const struct gd_device *m, struct uvc_cfg *c,
+/* Options and descriptors into conf, a struct uvc_cfg (void *: for
+ * fn_state_new()); -EINVAL with err set on a problem. */
+static int cfg_parse(const struct gd_device *m, void *conf,
 		     struct script_error *err)
 {
+	struct uvc_cfg *c = conf;
 	const struct gd_config *cfg = NULL;
 	const struct gd_alt *vc = NULL, *vs = NULL;
 	const struct gd_fn_opt *o;
@@ -997,18 +1000,13 @@ static void iso_fill(struct gdev *dev, struct uvc_state *st, struct urb *urb)
 
 static int uvc_attach(struct gdev *dev)
 {
-	struct uvc_state *st = calloc(1, sizeof(*st));
-	struct script_error err;
+	struct uvc_state *st;
 	int ret;
 
+	st = fn_state_new(dev->model, sizeof(*st),
+			  offsetof(struct uvc_state, cfg), cfg_parse, &ret);
 	if (!st)
-		return -ENOMEM;
-	ret = cfg_parse(dev->model, &st->cfg, &err);
-	if (ret) {
-		log_err("%s", err.msg);	/* validate() passed: not reached */
-		free(st);
 		return ret;
-	}
 	st->timer = evtimer_new(dev->base, timer_cb, st);
 	if (!st->timer) {
 		free(st);

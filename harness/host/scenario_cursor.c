@@ -207,7 +207,8 @@ int cur_quoted(struct cur *c, const char *what, char **out)
 }
 
 /* A string: quoted, or one bare word (for paths and plain values). */
-int cur_text(struct cur *c, const char *what, char **out, const char **at)
+int cur_word_or_string(struct cur *c, const char *what, char **out,
+		       const char **at)
 {
 	char buf[SC_STRING_MAX];
 	int ret;

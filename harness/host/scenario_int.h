@@ -66,7 +66,8 @@ bool cur_peek_word(struct cur *c, const char *w);
 /* A double-quoted string with C escapes, decoded into a new buffer. */
 int cur_quoted(struct cur *c, const char *what, char **out);
 /* A string: quoted, or one bare word (for paths and plain values). */
-int cur_text(struct cur *c, const char *what, char **out, const char **at);
+int cur_word_or_string(struct cur *c, const char *what, char **out,
+		       const char **at);
 /* A quoted string only (free text, where a bare word would mislead). */
 int cur_string(struct cur *c, const char *what, char **out,
 	       const char **at);

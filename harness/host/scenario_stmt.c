@@ -475,7 +475,7 @@ static int p_gadget(struct parser *ps, struct cur *c)
 	if (s->n_gadgets >= SC_GADGETS_MAX)
 		return cur_fail(c, at, "too many gadgets (max %d)",
 				SC_GADGETS_MAX);
-	ret = cur_text(c, "the gadget file", &path, &pat);
+	ret = cur_word_or_string(c, "the gadget file", &path, &pat);
 	if (ret)
 		return ret;
 	g = &s->gadgets[s->n_gadgets];
@@ -559,7 +559,7 @@ static int p_file(struct parser *ps, struct cur *c)
 	if (s->n_files >= SC_FILES_MAX)
 		return cur_fail(c, ps->stmt, "too many `file` statements "
 				"(max %d)", SC_FILES_MAX);
-	ret = cur_text(c, "the host file", &src, &at);
+	ret = cur_word_or_string(c, "the host file", &src, &at);
 	if (ret)
 		return ret;
 	from_build = !strncmp(src, build_var, sizeof(build_var) - 1);
@@ -568,7 +568,7 @@ static int p_file(struct parser *ps, struct cur *c)
 		return cur_fail(c, at, "only `${build}/` at the start of the "
 				"host file is substituted");
 	}
-	ret = cur_text(c, "the guest path", &dst, &dat);
+	ret = cur_word_or_string(c, "the guest path", &dst, &dat);
 	if (ret) {
 		free(src);
 		return ret;
@@ -712,7 +712,7 @@ static int path_arg(struct parser *ps, struct cur *c, struct sc_step *st)
 	const char *at;
 	int ret;
 
-	ret = cur_text(c, "a path", &st->path, &at);
+	ret = cur_word_or_string(c, "a path", &st->path, &at);
 	if (ret)
 		return ret;
 	st->col = cur_col(c, at);
@@ -750,7 +750,7 @@ static int p_write(struct parser *ps, struct cur *c)
 	ret = path_arg(ps, c, st);
 	if (ret)
 		return ret;
-	ret = cur_text(c, "the value to write", &st->text, &at);
+	ret = cur_word_or_string(c, "the value to write", &st->text, &at);
 	if (ret)
 		return ret;
 	ret = check_subst(ps, c, at, st->text);
@@ -1141,7 +1141,7 @@ static int p_save(struct parser *ps, struct cur *c)
 
 	if (!st)
 		return -EINVAL;
-	ret = cur_text(c, "the guest file", &st->path, &at);
+	ret = cur_word_or_string(c, "the guest file", &st->path, &at);
 	if (ret)
 		return ret;
 	st->col = cur_col(c, at);
@@ -1150,7 +1150,7 @@ static int p_save(struct parser *ps, struct cur *c)
 	ret = check_subst(ps, c, at, st->path);
 	if (ret)
 		return ret;
-	ret = cur_text(c, "the host path", &st->text, &hat);
+	ret = cur_word_or_string(c, "the host path", &st->text, &hat);
 	if (ret)
 		return ret;
 	why = bad_host_path(st->text);

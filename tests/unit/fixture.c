@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* fixture.c - the fake host and helpers of the unit tests (fixture.h). */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <linux/usb/ch9.h>
 
 #include "fixture.h"
+#include "script.h"
 
 static struct fx *fx_current;	/* for the free_urb callback of gdev_detach */
 static uint32_t fx_next_seq = 1;
@@ -84,6 +86,28 @@ void fx_destroy(struct fx *fx)
 	if (fx_current == fx)
 		fx_current = NULL;
 	free(fx);
+}
+
+/* ---- cmocka setup and teardown ---- */
+
+int fx_setup_flags(void **state, unsigned int flags)
+{
+	struct fx *fx = fx_create(flags);
+
+	fx->own_model = true;
+	*state = fx;
+	return 0;
+}
+
+int fx_setup(void **state)
+{
+	return fx_setup_flags(state, FX_DISCONNECT_FAILS | FX_POISON_OUT);
+}
+
+int fx_teardown(void **state)
+{
+	fx_destroy(*state);
+	return 0;
 }
 
 void fx_attach(struct fx *fx)
@@ -178,6 +202,12 @@ void fx_expect_stall(struct fx *fx, const struct urb *u)
 	assert_int_equal(u->status, -EPIPE);
 }
 
+void fx_set_config(struct fx *fx, uint8_t value)
+{
+	fx_expect_ok(fx, fx_ctrl(fx, 0x00, USB_REQ_SET_CONFIGURATION, value, 0,
+				 0, NULL), 0);
+}
+
 /* ---- the event loop ---- */
 
 void fx_run_until_done(struct fx *fx, const struct urb *urb)
@@ -248,4 +278,103 @@ void fx_ep_init(struct gd_endpoint *e, uint8_t addr, uint8_t type,
 	e->bLength_override = -1;
 	e->ss.bLength_override = -1;
 	e->beh.mode = mode;
+}
+
+/* ---- gadget scripts ---- */
+
+char *fx_script_read(const char *path, const char *from, const char *to)
+{
+	FILE *f = fopen(path, "r");
+	char *text, *out, *at;
+	long n;
+
+	if (!f)
+		fail_msg("cannot open %s", path);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	assert_true(n >= 0);
+	rewind(f);
+	text = malloc((size_t)n + 1);
+	assert_non_null(text);
+	assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	text[n] = '\0';
+	if (!from)
+		return text;
+	at = strstr(text, from);
+	if (!at)
+		fail_msg("'%s' not in %s", from, path);
+	out = malloc((size_t)n - strlen(from) + strlen(to) + 1);
+	assert_non_null(out);
+	sprintf(out, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+	free(text);
+	return out;
+}
+
+void fx_parse(struct fx *fx, const char *name, const char *text)
+{
+	struct script_error err;
+
+	if (script_parse(name, text, strlen(text), &fx->m, &err))
+		fail_msg("%s", err.msg);
+	fx->own_model = true;
+}
+
+void fx_parse_file(struct fx *fx, const char *path, const char *from,
+		   const char *to)
+{
+	char *text = fx_script_read(path, from, to);
+
+	fx_parse(fx, path, text);
+	free(text);
+}
+
+void fx_attach_configured(struct fx *fx)
+{
+	fx_attach(fx);
+	fx_set_config(fx, 1);
+}
+
+void fx_start_text(struct fx *fx, const char *name, const char *text)
+{
+	fx_parse(fx, name, text);
+	fx_attach_configured(fx);
+}
+
+void fx_start_file(struct fx *fx, const char *path, const char *from,
+		   const char *to)
+{
+	fx_parse_file(fx, path, from, to);
+	fx_attach_configured(fx);
+}
+
+void fx_expect_script_ok(const char *name, const char *text)
+{
+	struct gd_device *dev = NULL;
+	struct script_error err;
+
+	if (script_parse(name, text, strlen(text), &dev, &err))
+		fail_msg("%s\n---\n%s---", err.msg, text);
+	assert_non_null(dev);
+	gd_model_free(dev);
+}
+
+void fx_expect_script_error(const char *name, const char *text, int line,
+			    int col, const char *what)
+{
+	struct gd_device *dev = NULL;
+	struct script_error err;
+	int rc;
+
+	rc = script_parse(name, text, strlen(text), &dev, &err);
+	if (rc != -EINVAL) {
+		gd_model_free(dev);
+		fail_msg("expected \"%s\" at %d:%d, got rc %d\n---\n%s---",
+			 what, line, col, rc, text);
+	}
+	assert_null(dev);
+	if ((line && err.line != line) || (col && err.col != col) ||
+	    !strstr(err.msg, what))
+		fail_msg("expected %d:%d \"%s\", got %d:%d \"%s\"\n---\n%s---",
+			 line, col, what, err.line, err.col, err.msg, text);
 }

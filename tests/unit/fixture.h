@@ -6,11 +6,13 @@
  * event-loop runners.
  *
  * A test makes one struct fx per case (fx_create() in its cmocka setup,
- * fx_destroy() in teardown), points fx->m at its model, attaches with
- * fx_attach() and drives the device with URBs from fx_urb_new() /
- * fx_ctrl_new() through fx_submit().  Every completed URB lands in
- * fx->done, in order, and is freed by fx_destroy(); what gdev_detach()
- * takes back is freed there too and counted in fx->freed.
+ * fx_destroy() in teardown; fx_setup() and fx_teardown() do both for the
+ * common case), points fx->m at its model (or has a gadget script parsed
+ * into it: fx_parse(), fx_start_file() ...), attaches with fx_attach()
+ * and drives the device with URBs from fx_urb_new() / fx_ctrl_new()
+ * through fx_submit().  Every completed URB lands in fx->done, in order,
+ * and is freed by fx_destroy(); what gdev_detach() takes back is freed
+ * there too and counted in fx->freed.
  *
  * Unit tests are single-threaded and have one struct fx alive at a time
  * (the free_urb callback of gdev_detach() has no context pointer).
@@ -64,6 +66,14 @@ void fx_config_unattached(struct fx *fx);
  * fx alive. */
 void fx_free_urb(struct urb *urb);
 
+/* ---- cmocka setup and teardown ---- */
+/* fx_create(flags) into *state, owning the model fx->m will hold. */
+int fx_setup_flags(void **state, unsigned int flags);
+/* The common case: FX_DISCONNECT_FAILS | FX_POISON_OUT, as above. */
+int fx_setup(void **state);
+/* fx_destroy(*state). */
+int fx_teardown(void **state);
+
 /* ---- URBs ---- */
 /* An URB for endpoint address ep_addr (bit 7: IN) with a zeroed buffer of
  * len bytes; seqnums count from 1 in the test binary. */
@@ -86,6 +96,8 @@ bool fx_is_done(const struct fx *fx, const struct urb *urb);
 void fx_expect_ok(struct fx *fx, const struct urb *u, uint32_t actual);
 /* Assert that urb completed with a STALL (-EPIPE). */
 void fx_expect_stall(struct fx *fx, const struct urb *u);
+/* SET_CONFIGURATION value from the host; asserts it completed with 0. */
+void fx_set_config(struct fx *fx, uint8_t value);
 
 /* ---- the event loop ---- */
 /* Run the loop until urb completes; fails the test after 2 s. */
@@ -105,5 +117,30 @@ void fx_config_init(struct gd_config *cfg, struct gd_alt *alts,
 /* An endpoint with a behaviour mode; bInterval 0 for bulk, else 1. */
 void fx_ep_init(struct gd_endpoint *e, uint8_t addr, uint8_t type,
 		uint16_t mps, enum gd_ep_mode mode);
+
+/* ---- gadget scripts ---- */
+/* The file at path as a new string; when from is not NULL, its first
+ * occurrence replaced by to (a from not in the file fails the test). */
+char *fx_script_read(const char *path, const char *from, const char *to);
+/* Parse text, labelled name, into fx->m, which fx then owns; a script
+ * error fails the test. */
+void fx_parse(struct fx *fx, const char *name, const char *text);
+/* fx_parse() of fx_script_read(path, from, to), labelled path. */
+void fx_parse_file(struct fx *fx, const char *path, const char *from,
+		   const char *to);
+/* fx_attach(), then fx_set_config(fx, 1). */
+void fx_attach_configured(struct fx *fx);
+/* fx_parse() + fx_attach_configured(). */
+void fx_start_text(struct fx *fx, const char *name, const char *text);
+/* fx_parse_file() + fx_attach_configured(). */
+void fx_start_file(struct fx *fx, const char *path, const char *from,
+		   const char *to);
+/* Parse text, labelled name: it must succeed; the model is freed. */
+void fx_expect_script_ok(const char *name, const char *text);
+/* Parse text, labelled name: it must fail with -EINVAL and no model, at
+ * line:col (0: any line, any column), with a message containing what.
+ * Another outcome frees the model and fails the test, showing the text. */
+void fx_expect_script_error(const char *name, const char *text, int line,
+			    int col, const char *what);
 
 #endif /* USBRIG_TEST_FIXTURE_H */

@@ -28,7 +28,6 @@
 #include "fixture.h"
 #include "log.h"
 #include "model.h"
-#include "script.h"
 
 #define AX	"gadgets/examples/ax88179.gadget"
 
@@ -84,38 +83,9 @@ static const uint8_t echo_rep[50] = {
 	0, 1, 2, 3, 4, 5, 6, 7,
 };
 
-static int setup(void **state)
-{
-	struct fx *fx = fx_create(FX_DISCONNECT_FAILS | FX_POISON_OUT);
-
-	fx->own_model = true;
-	*state = fx;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	fx_destroy(*state);
-	return 0;
-}
-
-static void start_text(struct fx *fx, const char *path, const char *text)
-{
-	struct script_error err;
-	int rc;
-
-	rc = text ? script_parse(path, text, strlen(text), &fx->m, &err) :
-	     script_load(path, &fx->m, &err);
-	if (rc)
-		fail_msg("%s", err.msg);
-	fx_attach(fx);
-	fx_expect_ok(fx, fx_ctrl(fx, 0x00, USB_REQ_SET_CONFIGURATION, 1, 0, 0,
-			      NULL), 0);
-}
-
 static void start(struct fx *fx)
 {
-	start_text(fx, AX, NULL);
+	fx_start_file(fx, AX, NULL, NULL);
 }
 
 /* A read the driver's way: the byte count in wIndex and wLength. */
@@ -288,20 +258,9 @@ static void test_phy(void **state)
 /* `speed 100`: the PHY resolves 100 full, the partner has no 1000. */
 static void test_speed_100(void **state)
 {
-	char text[4096];
 	struct fx *fx = *state;
-	FILE *f = fopen(AX, "r");
-	size_t n;
-	char *at;
 
-	assert_non_null(f);
-	n = fread(text, 1, sizeof(text) - 1, f);
-	fclose(f);
-	text[n] = 0;
-	at = strstr(text, "speed 1000");
-	assert_non_null(at);
-	memcpy(at, "speed 100 ", 10);
-	start_text(fx, AX, text);
+	fx_start_file(fx, AX, "speed 1000", "speed 100 ");
 	assert_int_equal(phy16(fx, 0x11), 0x6400);
 	assert_int_equal(phy16(fx, 0x0a) & 0x0c00, 0);
 }
@@ -373,13 +332,11 @@ static void test_link_report(void **state)
 	assert_memory_equal(a->buf, up, 8);
 	/* a new configuration ends a pending one */
 	b = fx_submit(fx, fx_urb_new(EP_INT, 8));
-	fx_expect_ok(fx, fx_ctrl(fx, 0x00, USB_REQ_SET_CONFIGURATION, 0, 0, 0,
-			      NULL), 0);
+	fx_set_config(fx, 0);
 	assert_true(fx_is_done(fx, b));
 	assert_int_equal(b->status, -ESHUTDOWN);
 	/* a host buffer of 4 bytes gets 4 (the driver would ignore it) */
-	fx_expect_ok(fx, fx_ctrl(fx, 0x00, USB_REQ_SET_CONFIGURATION, 1, 0, 0,
-			      NULL), 0);
+	fx_set_config(fx, 1);
 	a = fx_submit(fx, fx_urb_new(EP_INT, 4));
 	fx_expect_ok(fx, a, 4);
 }
@@ -563,9 +520,6 @@ static void check_error(const char *eps, const char *fn_block, int line,
 			int col, const char *what)
 {
 	char text[1024];
-	struct script_error err;
-	struct gd_device *dev = NULL;
-	int rc;
 
 	snprintf(text, sizeof(text),
 		 "device {\n"
@@ -579,14 +533,7 @@ static void check_error(const char *eps, const char *fn_block, int line,
 		 "  }\n"
 		 "%s"
 		 "}\n", eps, fn_block);
-	rc = script_parse("t.gadget", text, strlen(text), &dev, &err);
-	if (rc != -EINVAL) {
-		gd_model_free(dev);
-		fail_msg("expected \"%s\", got rc %d\n%s", what, rc, text);
-	}
-	if (err.line != line || err.col != col || !strstr(err.msg, what))
-		fail_msg("expected %d:%d \"%s\", got \"%s\"", line, col, what,
-			 err.msg);
+	fx_expect_script_error("t.gadget", text, line, col, what);
 }
 
 static void test_options(void **state)
@@ -599,8 +546,6 @@ static void test_options(void **state)
 		"device {\n  idVendor 1; idProduct 2\n  config {\n"
 		"    interface { bInterfaceClass 2 }\n  }\n"
 		"  function ax88179\n}\n";
-	struct gd_device *dev = NULL;
-	struct script_error err;
 
 	(void)state;
 	/* line 12 is the function line, 13 its first option */
@@ -638,16 +583,13 @@ static void test_options(void **state)
 		    "  function ax88179\n", 12, 12,
 		    "endpoint 0x82 (line 8) is the bulk IN endpoint");
 	/* no vendor interface at all */
-	assert_int_equal(script_parse("t.gadget", cdc, strlen(cdc), &dev, &err),
-			 -EINVAL);
-	assert_int_equal(err.line, 6);
-	assert_non_null(strstr(err.msg, "no vendor interface"));
+	fx_expect_script_error("t.gadget", cdc, 6, 0, "no vendor interface");
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 		T(test_probe_reads),
 		T(test_phy),
 		T(test_speed_100),

@@ -29,7 +29,6 @@
 #include "fn/netstack.h"
 #include "log.h"
 #include "model.h"
-#include "script.h"
 
 static const struct net_self self = {
 	.mac = { 0x02, 0, 0, 0, 0x77, 0x02 },
@@ -360,21 +359,6 @@ static const uint8_t note_speed[16] = {
 static const uint8_t note_up[8] = { 0xa1, 0x00, 1, 0, 0, 0, 0, 0 };
 static const uint8_t note_down[8] = { 0xa1, 0x00, 0, 0, 0, 0, 0, 0 };
 
-static int setup(void **state)
-{
-	struct fx *fx = fx_create(FX_DISCONNECT_FAILS | FX_POISON_OUT);
-
-	fx->own_model = true;
-	*state = fx;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	fx_destroy(*state);
-	return 0;
-}
-
 static void set_alt(struct fx *fx, uint16_t intf, uint16_t alt)
 {
 	fx_expect_ok(fx, fx_ctrl(fx, 0x01, USB_REQ_SET_INTERFACE, alt, intf, 0,
@@ -383,13 +367,7 @@ static void set_alt(struct fx *fx, uint16_t intf, uint16_t alt)
 
 static void start(struct fx *fx, const char *path)
 {
-	struct script_error err;
-
-	if (script_load(path, &fx->m, &err))
-		fail_msg("%s", err.msg);
-	fx_attach(fx);
-	fx_expect_ok(fx, fx_ctrl(fx, 0x00, USB_REQ_SET_CONFIGURATION, 1, 0, 0,
-			      NULL), 0);
+	fx_start_file(fx, path, NULL, NULL);
 }
 
 static struct urb *bulk_out(struct fx *fx, const uint8_t *b, size_t len)
@@ -478,8 +456,7 @@ static void test_ecm_link_down_and_reset(void **state)
 	link_up(fx);
 	/* a new configuration ends the interrupt URB too */
 	irq = fx_submit(fx, fx_urb_new(0x83, 16));
-	fx_expect_ok(fx, fx_ctrl(fx, 0x00, USB_REQ_SET_CONFIGURATION, 0, 0, 0,
-			      NULL), 0);
+	fx_set_config(fx, 0);
 	assert_true(fx_is_done(fx, irq));
 	assert_int_equal(irq->status, -ESHUTDOWN);
 }
@@ -622,9 +599,6 @@ static void check_error(const char *comm, const char *fn_block, int line,
 			int col, const char *what)
 {
 	char text[1024];
-	struct script_error err;
-	struct gd_device *dev = NULL;
-	int rc;
 
 	snprintf(text, sizeof(text),
 		 "device {\n"
@@ -642,21 +616,12 @@ static void check_error(const char *comm, const char *fn_block, int line,
 		 "  }\n"
 		 "%s"
 		 "}\n", comm, fn_block);
-	rc = script_parse("t.gadget", text, strlen(text), &dev, &err);
-	if (rc != -EINVAL) {
-		gd_model_free(dev);
-		fail_msg("expected \"%s\", got rc %d\n%s", what, rc, text);
-	}
-	if (err.line != line || err.col != col || !strstr(err.msg, what))
-		fail_msg("expected %d:%d \"%s\", got \"%s\"", line, col, what,
-			 err.msg);
+	fx_expect_script_error("t.gadget", text, line, col, what);
 }
 
 static void test_options(void **state)
 {
 	static const char ecm[] = "bInterfaceClass 2; bInterfaceSubClass 6";
-	struct gd_device *dev = NULL;
-	struct script_error err;
 	char text[1024];
 
 	(void)state;
@@ -686,9 +651,7 @@ static void test_options(void **state)
 		 "      endpoint { bEndpointAddress 0x81; type bulk }\n"
 		 "      endpoint { bEndpointAddress 0x02; type bulk }\n"
 		 "    }\n  }\n  function ether { interface 0 }\n}\n");
-	if (script_parse("t.gadget", text, strlen(text), &dev, &err))
-		fail_msg("%s", err.msg);
-	gd_model_free(dev);
+	fx_expect_script_ok("t.gadget", text);
 }
 
 int main(void)
@@ -701,7 +664,7 @@ int main(void)
 		cmocka_unit_test(test_ntb_build_parse),
 		cmocka_unit_test(test_ntb_two_ndps),
 		cmocka_unit_test(test_ntb_lies),
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 		T(test_ecm_ping),
 		T(test_ecm_link_down_and_reset),
 		T(test_ecm_short_notify_urbs),

@@ -23,7 +23,6 @@
 #include "device.h"
 #include "fixture.h"
 #include "fn/function.h"
-#include "script.h"
 
 /* a boot keyboard (protocol 1) or mouse (2), HID descriptor for LEN */
 static const char script_fmt[] =
@@ -38,40 +37,27 @@ static const char script_fmt[] =
 	"  function hid {\n%s  }\n"
 	"}\n";
 
-static int parse(int proto, int rlen, const char *extra_ep,
-		 const char *opts, struct gd_device **m,
-		 struct script_error *err)
+/* script_fmt with these into text (size bytes). */
+static const char *hid_text(char *text, size_t size, int proto, int rlen,
+			    const char *extra_ep, const char *opts)
 {
-	char text[4096];
-
-	snprintf(text, sizeof(text), script_fmt, proto, rlen, extra_ep, opts);
-	return script_parse("t.gadget", text, strlen(text), m, err);
+	assert_true(snprintf(text, size, script_fmt, proto, rlen, extra_ep,
+			     opts) < (int)size);
+	return text;
 }
 
 static void start(struct fx *fx, int proto, int rlen, const char *extra_ep,
 		  const char *opts)
 {
-	struct script_error err;
+	char text[4096];
 
-	if (parse(proto, rlen, extra_ep, opts, &fx->m, &err))
-		fail_msg("%s", err.msg);
-	fx_attach(fx);
-	assert_int_equal(gdev_set_config(fx->dev, 1), 0);
+	fx_start_text(fx, "t.gadget", hid_text(text, sizeof(text), proto, rlen,
+					       extra_ep, opts));
 }
 
 static int setup(void **state)
 {
-	struct fx *fx = fx_create(FX_POISON_OUT);
-
-	fx->own_model = true;
-	*state = fx;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	fx_destroy(*state);
-	return 0;
+	return fx_setup_flags(state, FX_POISON_OUT);
 }
 
 /* ---- tests ---- */
@@ -98,25 +84,21 @@ static void test_validate(void **state)
 		{ 1, 0x3f, "    interface 2\n", "no interface 2" },
 		{ 1, 0x05, "    report-descriptor 05 01 09 06\n", "4-byte report" },
 	};
-	struct script_error err;
-	struct gd_device *m;
+	char text[4096];
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(parse(bad[i].proto, bad[i].rlen, "",
-				       bad[i].opts, &m, &err), -EINVAL);
-		if (!strstr(err.msg, bad[i].msg))
-			fail_msg("case %zu: '%s' lacks '%s'", i, err.msg,
-				 bad[i].msg);
-	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		fx_expect_script_error("t.gadget",
+				       hid_text(text, sizeof(text), bad[i].proto,
+						bad[i].rlen, "", bad[i].opts),
+				       0, 0, bad[i].msg);
 	/* an endpoint the function drives keeps no script behaviour */
-	assert_int_equal(parse(1, 0x3f, "endpoint { bEndpointAddress 0x02; type interrupt; wMaxPacketSize 8; delay 5 }",
-			       "", &m, &err), -EINVAL);
-	assert_non_null(strstr(err.msg, "endpoint 0x02 (line 7) is the interrupt OUT endpoint, which the function serves"));
-	assert_int_equal(parse(0, 4, "", "    kind other; report-descriptor 05 01 0x9 0x06\n",
-			       &m, &err), 0);
-	gd_model_free(m);
+	hid_text(text, sizeof(text), 1, 0x3f, "endpoint { bEndpointAddress 0x02; type interrupt; wMaxPacketSize 8; delay 5 }",
+		 "");
+	fx_expect_script_error("t.gadget", text, 0, 0, "endpoint 0x02 (line 7) is the interrupt OUT endpoint, which the function serves");
+	fx_expect_script_ok("t.gadget", hid_text(text, sizeof(text), 0, 4, "",
+						 "    kind other; report-descriptor 05 01 0x9 0x06\n"));
 }
 
 static void test_class_requests(void **state)
@@ -326,17 +308,16 @@ static void test_reset_fails_held(void **state)
 static void test_reset_unattached(void **state)
 {
 	struct fx *fx = *state;
-	struct script_error err;
+	char text[4096];
 
-	if (parse(1, 0x3f, "", "", &fx->m, &err))
-		fail_msg("%s", err.msg);
+	fx_parse(fx, "t.gadget", hid_text(text, sizeof(text), 1, 0x3f, "", ""));
 	fx_config_unattached(fx);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, fx_teardown)
 		T(test_validate),
 		T(test_class_requests),
 		T(test_type_schedule),

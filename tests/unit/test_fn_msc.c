@@ -23,7 +23,6 @@
 #include "device.h"
 #include "fixture.h"
 #include "fn/function.h"
-#include "script.h"
 
 #define EP_IN	0x81
 #define EP_OUT	0x02
@@ -50,28 +49,28 @@ static const char script_fmt[] =
 	"  function msc {\n%s  }\n"
 	"}\n";
 
+/* script_fmt with the option lines opts into text (size bytes). */
+static const char *msc_text(char *text, size_t size, const char *opts)
+{
+	assert_true(snprintf(text, size, script_fmt, opts) < (int)size);
+	return text;
+}
+
 static void start(struct fx *fx, const char *opts)
 {
-	struct script_error err;
 	char text[2048];
 
-	snprintf(text, sizeof(text), script_fmt, opts);
-	if (script_parse("t.gadget", text, strlen(text), &fx->m, &err))
-		fail_msg("%s", err.msg);
-	fx_attach(fx);
-	assert_int_equal(gdev_set_config(fx->dev, 1), 0);
+	fx_start_text(fx, "t.gadget", msc_text(text, sizeof(text), opts));
 }
 
 static int setup(void **state)
 {
-	struct fx *fx = fx_create(FX_POISON_OUT);
+	struct fx *fx;
 
+	fx_setup_flags(state, FX_POISON_OUT);
+	fx = *state;
 	fx->priv = calloc(1, sizeof(struct msc_fx));
-	if (!fx->priv)
-		return -1;
-	fx->own_model = true;
-	*state = fx;
-	return 0;
+	return fx->priv ? 0 : -1;
 }
 
 static int teardown(void **state)
@@ -193,22 +192,16 @@ static void test_validate(void **state)
 		"    size 1M; frobnicate 1\n",
 		"    size 1M; interface 3\n",
 	};
-	struct script_error err;
-	struct gd_device *m;
 	char text[2048];
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		snprintf(text, sizeof(text), script_fmt, bad[i]);
-		assert_int_equal(script_parse("t.gadget", text, strlen(text),
-					      &m, &err), -EINVAL);
-		assert_non_null(strstr(err.msg, "function msc"));
-	}
-	snprintf(text, sizeof(text), script_fmt, "    size 64K\n");
-	assert_int_equal(script_parse("t.gadget", text, strlen(text), &m,
-				      &err), 0);
-	gd_model_free(m);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		fx_expect_script_error("t.gadget",
+				       msc_text(text, sizeof(text), bad[i]),
+				       0, 0, "function msc");
+	fx_expect_script_ok("t.gadget",
+			    msc_text(text, sizeof(text), "    size 64K\n"));
 }
 
 static void test_class_requests(void **state)
@@ -498,12 +491,9 @@ static void test_unlink_and_reset(void **state)
 static void test_reset_unattached(void **state)
 {
 	struct fx *fx = *state;
-	struct script_error err;
 	char text[2048];
 
-	snprintf(text, sizeof(text), script_fmt, "    size 1M\n");
-	if (script_parse("t.gadget", text, strlen(text), &fx->m, &err))
-		fail_msg("%s", err.msg);
+	fx_parse(fx, "t.gadget", msc_text(text, sizeof(text), "    size 1M\n"));
 	fx_config_unattached(fx);
 }
 

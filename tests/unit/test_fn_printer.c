@@ -27,7 +27,6 @@
 #include "fixture.h"
 #include "log.h"
 #include "model.h"
-#include "script.h"
 
 #define PRINTER		"gadgets/examples/printer.gadget"
 /* the example's device-id and port-status */
@@ -64,8 +63,7 @@ static char job_path[64];	/* the output file of the case running */
 
 static int setup(void **state)
 {
-	*state = fx_create(FX_DISCONNECT_FAILS);
-	return 0;
+	return fx_setup_flags(state, FX_DISCONNECT_FAILS);
 }
 
 static int teardown(void **state)
@@ -77,50 +75,29 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* The example when intfs is NULL, else prn_fmt with intfs and fn. */
-static int parse(const char *intfs, const char *fn, struct gd_device **m,
-		 struct script_error *err)
+/* prn_fmt with intfs and fn into text (size bytes). */
+static const char *prn_text(char *text, size_t size, const char *intfs,
+			    const char *fn)
 {
-	char text[8192];
-
-	if (!intfs)
-		return script_load(PRINTER, m, err);
-	assert_true(snprintf(text, sizeof(text), prn_fmt, intfs, fn) <
-		    (int)sizeof(text));
-	return script_parse("t.gadget", text, strlen(text), m, err);
-}
-
-static void load(struct fx *fx, const char *intfs, const char *fn)
-{
-	struct script_error err;
-
-	if (parse(intfs, fn, &fx->m, &err))
-		fail_msg("%s", err.msg);
-	fx->own_model = true;
-}
-
-static void attach_configured(struct fx *fx)
-{
-	fx_attach(fx);
-	fx_expect_ok(fx, fx_ctrl(fx, 0x00, USB_REQ_SET_CONFIGURATION, 1, 0, 0,
-				 NULL), 0);
+	assert_true(snprintf(text, size, prn_fmt, intfs, fn) < (int)size);
+	return text;
 }
 
 static void start_example(struct fx *fx)
 {
-	load(fx, NULL, NULL);
-	attach_configured(fx);
+	fx_start_file(fx, PRINTER, NULL, NULL);
 }
 
 /* TWO_INTF, the function block with the option lines opts */
 static void start_two_intf(struct fx *fx, const char *opts)
 {
+	char text[8192];
 	char fn[1024];
 
 	assert_true(snprintf(fn, sizeof(fn), "  function printer {\n%s  }\n",
 			     opts) < (int)sizeof(fn));
-	load(fx, TWO_INTF, fn);
-	attach_configured(fx);
+	fx_start_text(fx, "t.gadget",
+		      prn_text(text, sizeof(text), TWO_INTF, fn));
 }
 
 /* Point the loaded model's `output` option at path, as if written there. */
@@ -344,9 +321,9 @@ static void test_job_file(void **state)
 	close(fd);
 
 	fx->flags |= FX_POISON_OUT;	/* the server reuses OUT buffers */
-	load(fx, NULL, NULL);
+	fx_parse_file(fx, PRINTER, NULL, NULL);
 	set_output(fx, job_path);
-	attach_configured(fx);
+	fx_attach_configured(fx);
 	assert_int_equal(stat(job_path, &sb), 0);
 	assert_int_equal(sb.st_size, 0);	/* truncated at attach */
 
@@ -367,7 +344,7 @@ static void test_output_unwritable(void **state)
 {
 	struct fx *fx = *state;
 
-	load(fx, NULL, NULL);
+	fx_parse_file(fx, PRINTER, NULL, NULL);
 	set_output(fx, "/nonexistent-usbrig-dir/job.bin");
 	fx->dev = gdev_new(fx->m, fx->base);
 	assert_non_null(fx->dev);
@@ -406,13 +383,11 @@ static void test_back_channel(void **state)
 	fx_urb_free(a);
 	assert_false(fx_is_done(fx, b));
 	/* a new configuration ends it */
-	fx_expect_ok(fx, fx_ctrl(fx, 0x00, USB_REQ_SET_CONFIGURATION, 0, 0, 0,
-				 NULL), 0);
+	fx_set_config(fx, 0);
 	assert_true(fx_is_done(fx, b));
 	assert_int_equal(b->status, -ESHUTDOWN);
 	/* the detach takes back what is still held */
-	fx_expect_ok(fx, fx_ctrl(fx, 0x00, USB_REQ_SET_CONFIGURATION, 1, 0, 0,
-				 NULL), 0);
+	fx_set_config(fx, 1);
 	fx_submit(fx, fx_urb_new(0x82, 512));
 	fx_submit(fx, fx_urb_new(0x82, 512));
 	gdev_detach(fx->dev, fx_free_urb);
@@ -426,13 +401,11 @@ static void test_back_channel(void **state)
 static void check_error(const char *intfs, const char *fn_block, int line,
 			int col, const char *what)
 {
-	struct gd_device *dev = NULL;
-	struct script_error err;
+	char text[8192];
 
-	assert_int_equal(parse(intfs, fn_block, &dev, &err), -EINVAL);
-	if (err.line != line || err.col != col || !strstr(err.msg, what))
-		fail_msg("expected %d:%d \"%s\", got \"%s\"", line, col, what,
-			 err.msg);
+	fx_expect_script_error("t.gadget",
+			       prn_text(text, sizeof(text), intfs, fn_block),
+			       line, col, what);
 }
 
 static void test_options(void **state)

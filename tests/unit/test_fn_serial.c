@@ -25,22 +25,8 @@
 #include "fn/serial_core.h"
 #include "log.h"
 #include "model.h"
-#include "script.h"
 
 /* ---- helpers (the fake host is fixture.c) ---- */
-
-static void expect_ok(struct fx *fx, const struct urb *u, uint32_t actual)
-{
-	assert_true(fx_is_done(fx, u));
-	assert_int_equal(u->status, 0);
-	assert_int_equal(u->actual_length, actual);
-}
-
-static void expect_stall(struct fx *fx, const struct urb *u)
-{
-	assert_true(fx_is_done(fx, u));
-	assert_int_equal(u->status, -EPIPE);
-}
 
 static struct urb *bulk_out(struct fx *fx, uint8_t ep, const char *s)
 {
@@ -52,42 +38,18 @@ static struct urb *bulk_out(struct fx *fx, uint8_t ep, const char *s)
 
 static void start(struct fx *fx, const char *path)
 {
-	struct script_error err;
-	struct urb *u;
-
-	if (script_load(path, &fx->m, &err))
-		fail_msg("%s", err.msg);
-	fx_attach(fx);
-	u = fx_ctrl(fx, 0x00, USB_REQ_SET_CONFIGURATION, 1, 0, 0, NULL);
-	expect_ok(fx, u, 0);
+	fx_start_file(fx, path, NULL, NULL);
 }
 
 /* As start(), from a script text of the options test's shape. */
 static void start_text(struct fx *fx, const char *text)
 {
-	struct script_error err;
-	struct urb *u;
-
-	if (script_parse("t.gadget", text, strlen(text), &fx->m, &err))
-		fail_msg("%s", err.msg);
-	fx_attach(fx);
-	u = fx_ctrl(fx, 0x00, USB_REQ_SET_CONFIGURATION, 1, 0, 0, NULL);
-	expect_ok(fx, u, 0);
+	fx_start_text(fx, "t.gadget", text);
 }
 
 static int setup(void **state)
 {
-	struct fx *fx = fx_create(FX_DISCONNECT_FAILS);
-
-	fx->own_model = true;
-	*state = fx;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	fx_destroy(*state);
-	return 0;
+	return fx_setup_flags(state, FX_DISCONNECT_FAILS);
 }
 
 #define ACM	"gadgets/examples/acm.gadget"
@@ -110,20 +72,20 @@ static void test_acm_line_coding(void **state)
 
 	start(fx, ACM);
 	u = fx_ctrl(fx, 0xa1, 0x21, 0, 0, 7, NULL);	/* GET_LINE_CODING */
-	expect_ok(fx, u, 7);
+	fx_expect_ok(fx, u, 7);
 	assert_memory_equal(u->buf, def, 7);
 	u = fx_ctrl(fx, 0x21, 0x20, 0, 0, 7, coding_38400_7e2);
-	expect_ok(fx, u, 7);
+	fx_expect_ok(fx, u, 7);
 	u = fx_ctrl(fx, 0xa1, 0x21, 0, 0, 7, NULL);
-	expect_ok(fx, u, 7);
+	fx_expect_ok(fx, u, 7);
 	assert_memory_equal(u->buf, coding_38400_7e2, 7);
 	/* a short read is cut, not overrun */
 	u = fx_ctrl(fx, 0xa1, 0x21, 0, 0, 4, NULL);
-	expect_ok(fx, u, 4);
+	fx_expect_ok(fx, u, 4);
 	/* wrong length, wrong interface, unknown request */
-	expect_stall(fx, fx_ctrl(fx, 0x21, 0x20, 0, 0, 6, coding_38400_7e2));
-	expect_stall(fx, fx_ctrl(fx, 0xa1, 0x21, 0, 1, 7, NULL));
-	expect_stall(fx, fx_ctrl(fx, 0x21, 0x02, 0, 0, 0, NULL));
+	fx_expect_stall(fx, fx_ctrl(fx, 0x21, 0x20, 0, 0, 6, coding_38400_7e2));
+	fx_expect_stall(fx, fx_ctrl(fx, 0xa1, 0x21, 0, 1, 7, NULL));
+	fx_expect_stall(fx, fx_ctrl(fx, 0x21, 0x02, 0, 0, 0, NULL));
 }
 
 static void test_acm_serial_state_on_dtr(void **state)
@@ -137,11 +99,11 @@ static void test_acm_serial_state_on_dtr(void **state)
 	irq = fx_submit(fx, fx_urb_new(0x83, 16));
 	assert_false(fx_is_done(fx, irq));		/* idle: NAK */
 	u = fx_ctrl(fx, 0x21, 0x22, 0x0002, 0, 0, NULL);	/* RTS only */
-	expect_ok(fx, u, 0);
+	fx_expect_ok(fx, u, 0);
 	assert_false(fx_is_done(fx, irq));
 	u = fx_ctrl(fx, 0x21, 0x22, 0x0003, 0, 0, NULL);	/* DTR rises */
-	expect_ok(fx, u, 0);
-	expect_ok(fx, irq, 10);
+	fx_expect_ok(fx, u, 0);
+	fx_expect_ok(fx, irq, 10);
 	assert_memory_equal(irq->buf, note, 10);
 	/* DTR stays up: nothing new */
 	irq2 = fx_submit(fx, fx_urb_new(0x83, 16));
@@ -155,10 +117,10 @@ static void test_acm_serial_state_on_dtr(void **state)
 	fx_ctrl(fx, 0x21, 0x22, 0, 0, 0, NULL);
 	fx_ctrl(fx, 0x21, 0x22, 1, 0, 0, NULL);
 	u = fx_submit(fx, fx_urb_new(0x83, 8));
-	expect_ok(fx, u, 8);
+	fx_expect_ok(fx, u, 8);
 	assert_memory_equal(u->buf, note, 8);
 	u = fx_submit(fx, fx_urb_new(0x83, 8));
-	expect_ok(fx, u, 2);
+	fx_expect_ok(fx, u, 2);
 	assert_memory_equal(u->buf, note + 8, 2);
 }
 
@@ -172,8 +134,8 @@ static void test_acm_echo_and_respond(void **state)
 	in = fx_submit(fx, fx_urb_new(0x81, 64));
 	assert_false(fx_is_done(fx, in));
 	out = bulk_out(fx, 0x02, "hello");
-	expect_ok(fx, out, 5);
-	expect_ok(fx, in, 5);
+	fx_expect_ok(fx, out, 5);
+	fx_expect_ok(fx, in, 5);
 	assert_memory_equal(in->buf, "hello", 5);
 
 	fx_ctrl(fx, 0x21, 0x20, 0, 0, 7, coding_38400_7e2);
@@ -181,13 +143,13 @@ static void test_acm_echo_and_respond(void **state)
 	bulk_out(fx, 0x02, "AT+I");
 	bulk_out(fx, 0x02, "PR?\r");
 	in = fx_submit(fx, fx_urb_new(0x81, 64));
-	expect_ok(fx, in, strlen(want));
+	fx_expect_ok(fx, in, strlen(want));
 	assert_memory_equal(in->buf, want, strlen(want));
 
 	/* "AT\r" answered, after its echo */
 	bulk_out(fx, 0x02, "AT\r");
 	in = fx_submit(fx, fx_urb_new(0x81, 64));
-	expect_ok(fx, in, 9);
+	fx_expect_ok(fx, in, 9);
 	assert_memory_equal(in->buf, "AT\r\r\nOK\r\n", 9);
 }
 
@@ -223,11 +185,11 @@ static void test_acm_escapes_echo_off(void **state)
 	bulk_out(fx, 0x02, "xyz");		/* no echo, no match */
 	assert_false(fx_is_done(fx, in));
 	bulk_out(fx, 0x02, "AB\t");
-	expect_ok(fx, in, 7);
+	fx_expect_ok(fx, in, 7);
 	assert_memory_equal(in->buf, "<%9600>", 7);
 	in = fx_submit(fx, fx_urb_new(0x81, 64));
 	bulk_out(fx, 0x02, "say \"?");
-	expect_ok(fx, in, 5);
+	fx_expect_ok(fx, in, 5);
 	assert_memory_equal(in->buf, "quote", 5);
 	/* serial-state off: DTR rising sends nothing */
 	irq = fx_submit(fx, fx_urb_new(0x83, 16));
@@ -255,7 +217,7 @@ static void test_acm_backpressure(void **state)
 		got += in->actual_length;
 		assert_true(++n_in < 1000);
 	}
-	expect_ok(fx, out, big);
+	fx_expect_ok(fx, out, big);
 	while (got < big) {
 		in = fx_submit(fx, fx_urb_new(0x81, 4096));
 		assert_true(fx_is_done(fx, in));
@@ -289,12 +251,11 @@ static void test_acm_reset_shuts(void **state)
 	start(fx, ACM);
 	fx_ctrl(fx, 0x21, 0x20, 0, 0, 7, coding_38400_7e2);
 	in = fx_submit(fx, fx_urb_new(0x81, 64));
-	u = fx_ctrl(fx, 0x00, USB_REQ_SET_CONFIGURATION, 1, 0, 0, NULL);
-	expect_ok(fx, u, 0);
+	fx_set_config(fx, 1);
 	assert_true(fx_is_done(fx, in));
 	assert_int_equal(in->status, -ESHUTDOWN);
 	u = fx_ctrl(fx, 0xa1, 0x21, 0, 0, 7, NULL);
-	expect_ok(fx, u, 7);
+	fx_expect_ok(fx, u, 7);
 	assert_int_equal(u->buf[0], 0x80);	/* 9600 again */
 }
 
@@ -307,27 +268,27 @@ static void test_ftdi_probe_requests(void **state)
 
 	start(fx, FTDI);
 	u = fx_ctrl(fx, 0xc0, 0x0a, 0, 0, 1, NULL); /* GET_LATENCY_TIMER */
-	expect_ok(fx, u, 1);
+	fx_expect_ok(fx, u, 1);
 	assert_int_equal(u->buf[0], 7);	/* the example's `latency 7` */
-	expect_ok(fx, fx_ctrl(fx, 0x40, 0x09, 5, 0, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 0x09, 5, 0, 0, NULL), 0);
 	u = fx_ctrl(fx, 0xc0, 0x0a, 0, 0, 1, NULL);
-	expect_ok(fx, u, 1);
+	fx_expect_ok(fx, u, 1);
 	assert_int_equal(u->buf[0], 5);
 	/* EEPROM word 1 is the vendor id, little-endian; word 0x0a (the
 	 * FT232R CBUS configuration ftdi_sio reads) is 0 */
 	u = fx_ctrl(fx, 0xc0, 0x90, 0, 1, 2, NULL);
-	expect_ok(fx, u, 2);
+	fx_expect_ok(fx, u, 2);
 	assert_int_equal(u->buf[0], 0x03);
 	assert_int_equal(u->buf[1], 0x04);
 	u = fx_ctrl(fx, 0xc0, 0x90, 0, 0x0a, 2, NULL);
-	expect_ok(fx, u, 2);
+	fx_expect_ok(fx, u, 2);
 	assert_int_equal(u->buf[0] | u->buf[1], 0);
 	u = fx_ctrl(fx, 0xc0, 0x05, 0, 0, 2, NULL); /* GET_MODEM_STATUS */
-	expect_ok(fx, u, 2);
+	fx_expect_ok(fx, u, 2);
 	assert_int_equal(u->buf[0], 0x31);
 	assert_int_equal(u->buf[1], 0x60);
-	expect_stall(fx, fx_ctrl(fx, 0xc0, 0x91, 0, 0, 2, NULL));
-	expect_stall(fx, fx_ctrl(fx, 0x40, 0x0a, 0, 0, 0, NULL));
+	fx_expect_stall(fx, fx_ctrl(fx, 0xc0, 0x91, 0, 0, 2, NULL));
+	fx_expect_stall(fx, fx_ctrl(fx, 0x40, 0x0a, 0, 0, 0, NULL));
 }
 
 /* What ftdi_sio's open sends for 38400 8N1, and the line it makes. */
@@ -338,22 +299,22 @@ static void test_ftdi_open_and_baud(void **state)
 	struct urb *in;
 
 	start(fx, FTDI);
-	expect_ok(fx, fx_ctrl(fx, 0x40, 0x00, 0, 0, 0, NULL), 0); /* reset */
-	expect_ok(fx, fx_ctrl(fx, 0x40, 0x04, 0x0008, 0, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 0x00, 0, 0, 0, NULL), 0); /* reset */
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 0x04, 0x0008, 0, 0, NULL), 0);
 	/* ftdi_232bm_baud_to_divisor(38400) = 78 + 1/8: 0xc04e */
-	expect_ok(fx, fx_ctrl(fx, 0x40, 0x03, 0xc04e, 0, 0, NULL), 0);
-	expect_ok(fx, fx_ctrl(fx, 0x40, 0x02, 0, 0, 0, NULL), 0);
-	expect_ok(fx, fx_ctrl(fx, 0x40, 0x01, 0x0303, 0, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 0x03, 0xc04e, 0, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 0x02, 0, 0, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 0x01, 0x0303, 0, 0, NULL), 0);
 
 	/* the first IN after the reset is the status alone */
 	in = fx_submit(fx, fx_urb_new(0x81, 512));
-	expect_ok(fx, in, 2);
+	fx_expect_ok(fx, in, 2);
 	assert_int_equal(in->buf[0], 0x31);
 	assert_int_equal(in->buf[1], 0x60);
 	in = fx_submit(fx, fx_urb_new(0x81, 512));
 	assert_false(fx_is_done(fx, in));
 	bulk_out(fx, 0x02, "line?\n");
-	expect_ok(fx, in, 2 + strlen(want));
+	fx_expect_ok(fx, in, 2 + strlen(want));
 	assert_memory_equal(in->buf + 2, want, strlen(want));
 
 	/* 115200 is 26 exactly on a BM chip: 115385 baud, reported so */
@@ -383,15 +344,15 @@ static void test_ftdi_packets(void **state)
 
 	start(fx, FTDI);
 	in = fx_submit(fx, fx_urb_new(0x81, 512));
-	expect_ok(fx, in, 2);			/* status after attach */
+	fx_expect_ok(fx, in, 2);		/* status after attach */
 	for (i = 0; i < 130; i++)
 		data[i] = 'a' + i % 26;
 	data[130] = 0;
 	out = bulk_out(fx, 0x02, data);
-	expect_ok(fx, out, 130);
+	fx_expect_ok(fx, out, 130);
 	in = fx_submit(fx, fx_urb_new(0x81, 512));
 	/* 62 + 62 + 6 data bytes in 64 + 64 + 8 */
-	expect_ok(fx, in, 136);
+	fx_expect_ok(fx, in, 136);
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(in->buf[64 * i], 0x31);
 		assert_int_equal(in->buf[64 * i + 1], 0x60);
@@ -403,10 +364,10 @@ static void test_ftdi_packets(void **state)
 	/* a 100-byte URB: one full packet, then what fits of the next */
 	bulk_out(fx, 0x02, data);
 	in = fx_submit(fx, fx_urb_new(0x81, 100));
-	expect_ok(fx, in, 100);
+	fx_expect_ok(fx, in, 100);
 	assert_memory_equal(in->buf + 66, data + 62, 34);
 	in = fx_submit(fx, fx_urb_new(0x81, 512));
-	expect_ok(fx, in, 2 + 34);
+	fx_expect_ok(fx, in, 2 + 34);
 	assert_memory_equal(in->buf + 2, data + 96, 34);
 }
 
@@ -420,22 +381,22 @@ static void test_pl2303_startup(void **state)
 	start(fx, PL2303);
 	/* pl2303_startup() for an HX */
 	u = fx_ctrl(fx, 0xc0, 0x01, 0x8484, 0, 1, NULL);
-	expect_ok(fx, u, 1);
-	expect_ok(fx, fx_ctrl(fx, 0x40, 0x01, 0x0404, 0, 0, NULL), 0);
-	expect_ok(fx, fx_ctrl(fx, 0xc0, 0x01, 0x8484, 0, 1, NULL), 1);
-	expect_ok(fx, fx_ctrl(fx, 0xc0, 0x01, 0x8383, 0, 1, NULL), 1);
-	expect_ok(fx, fx_ctrl(fx, 0x40, 0x01, 0x0404, 1, 0, NULL), 0);
+	fx_expect_ok(fx, u, 1);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 0x01, 0x0404, 0, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0xc0, 0x01, 0x8484, 0, 1, NULL), 1);
+	fx_expect_ok(fx, fx_ctrl(fx, 0xc0, 0x01, 0x8383, 0, 1, NULL), 1);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 0x01, 0x0404, 1, 0, NULL), 0);
 	u = fx_ctrl(fx, 0xc0, 0x01, 0x8484, 0, 1, NULL);
-	expect_ok(fx, u, 1);
+	fx_expect_ok(fx, u, 1);
 	assert_int_equal(u->buf[0], 1);
-	expect_ok(fx, fx_ctrl(fx, 0x40, 0x01, 0, 1, 0, NULL), 0);
-	expect_ok(fx, fx_ctrl(fx, 0x40, 0x01, 1, 0, 0, NULL), 0);
-	expect_ok(fx, fx_ctrl(fx, 0x40, 0x01, 2, 0x44, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 0x01, 0, 1, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 0x01, 1, 0, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 0x01, 2, 0x44, 0, NULL), 0);
 	/* pl2303_update_reg(): read R | 0x80, write R */
 	u = fx_ctrl(fx, 0xc0, 0x01, 0x82, 0, 1, NULL);
-	expect_ok(fx, u, 1);
+	fx_expect_ok(fx, u, 1);
 	assert_int_equal(u->buf[0], 0x44);
-	expect_stall(fx, fx_ctrl(fx, 0xc0, 0x05, 0, 0, 1, NULL));
+	fx_expect_stall(fx, fx_ctrl(fx, 0xc0, 0x05, 0, 0, 1, NULL));
 }
 
 static void test_pl2303_line_and_state(void **state)
@@ -447,20 +408,20 @@ static void test_pl2303_line_and_state(void **state)
 
 	start(fx, PL2303);
 	/* a divisor-coded rate: 12M * 32 / (150 * 4^4) = 10000 */
-	expect_ok(fx, fx_ctrl(fx, 0x21, 0x20, 0, 0, 7, line_10000), 7);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x21, 0x20, 0, 0, 7, line_10000), 7);
 	u = fx_ctrl(fx, 0xa1, 0x21, 0, 0, 7, NULL);
-	expect_ok(fx, u, 7);
+	fx_expect_ok(fx, u, 7);
 	assert_memory_equal(u->buf, line_10000, 7);
 
 	irq = fx_submit(fx, fx_urb_new(0x81, 10));
 	assert_false(fx_is_done(fx, irq));
-	expect_ok(fx, fx_ctrl(fx, 0x21, 0x22, 3, 0, 0, NULL), 0);
-	expect_ok(fx, irq, 10);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x21, 0x22, 3, 0, 0, NULL), 0);
+	fx_expect_ok(fx, irq, 10);
 	assert_int_equal(irq->buf[8], 0x83);
 
 	in = fx_submit(fx, fx_urb_new(0x83, 256));
 	bulk_out(fx, 0x02, "line?\n");
-	expect_ok(fx, in, strlen(want));
+	fx_expect_ok(fx, in, strlen(want));
 	assert_memory_equal(in->buf, want, strlen(want));
 }
 
@@ -472,7 +433,7 @@ static struct urb *round_trip(struct fx *fx, uint8_t in_ep, uint8_t out_ep,
 {
 	struct urb *in = fx_submit(fx, fx_urb_new(in_ep, len));
 
-	expect_ok(fx, bulk_out(fx, out_ep, s), strlen(s));
+	fx_expect_ok(fx, bulk_out(fx, out_ep, s), strlen(s));
 	assert_true(fx_is_done(fx, in));
 	return in;
 }
@@ -500,49 +461,49 @@ static void test_cp210x_probe_and_line(void **state)
 	start(fx, CP210X);
 	/* GET_PARTNUM: 1 byte, and both bytes of the counterfeit test */
 	u = fx_ctrl(fx, 0xc0, 0xff, 0x370b, 0, 1, NULL);
-	expect_ok(fx, u, 1);
+	fx_expect_ok(fx, u, 1);
 	assert_int_equal(u->buf[0], 2);
 	u = fx_ctrl(fx, 0xc0, 0xff, 0x370b, 0, 2, NULL);
-	expect_ok(fx, u, 2);
+	fx_expect_ok(fx, u, 2);
 	assert_int_equal(u->buf[1], 0);
-	expect_stall(fx, fx_ctrl(fx, 0xc0, 0xff, 0x000e, 0, 3, NULL));
+	fx_expect_stall(fx, fx_ctrl(fx, 0xc0, 0xff, 0x000e, 0, 3, NULL));
 
-	expect_ok(fx, fx_ctrl(fx, 0x41, 0x00, 1, 0, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x41, 0x00, 1, 0, 0, NULL), 0);
 	/* not the interface it serves */
-	expect_stall(fx, fx_ctrl(fx, 0x41, 0x00, 1, 1, 0, NULL));
-	expect_ok(fx, fx_ctrl(fx, 0x41, 0x1e, 0, 0, 4, baud_38400), 4);
+	fx_expect_stall(fx, fx_ctrl(fx, 0x41, 0x00, 1, 1, 0, NULL));
+	fx_expect_ok(fx, fx_ctrl(fx, 0x41, 0x1e, 0, 0, 4, baud_38400), 4);
 	u = fx_ctrl(fx, 0xc1, 0x1d, 0, 0, 4, NULL);
-	expect_ok(fx, u, 4);
+	fx_expect_ok(fx, u, 4);
 	assert_memory_equal(u->buf, baud_38400, 4);
 	/* a 3-byte SET_BAUDRATE is no request of the chip's */
-	expect_stall(fx, fx_ctrl(fx, 0x41, 0x1e, 0, 0, 3, baud_38400));
-	expect_ok(fx, fx_ctrl(fx, 0x41, 0x03, 0x0722, 0, 0, NULL), 0);
-	expect_stall(fx, fx_ctrl(fx, 0x41, 0x03, 0x0905, 0, 0, NULL));
+	fx_expect_stall(fx, fx_ctrl(fx, 0x41, 0x1e, 0, 0, 3, baud_38400));
+	fx_expect_ok(fx, fx_ctrl(fx, 0x41, 0x03, 0x0722, 0, 0, NULL), 0);
+	fx_expect_stall(fx, fx_ctrl(fx, 0x41, 0x03, 0x0905, 0, 0, NULL));
 	u = fx_ctrl(fx, 0xc1, 0x04, 0, 0, 2, NULL);
-	expect_ok(fx, u, 2);
+	fx_expect_ok(fx, u, 2);
 	assert_int_equal(u->buf[0] | u->buf[1] << 8, 0x0722);
 	u = fx_ctrl(fx, 0xc1, 0x14, 0, 0, 16, NULL);	/* GET_FLOW */
-	expect_ok(fx, u, 16);
-	expect_ok(fx, fx_ctrl(fx, 0x41, 0x13, 0, 0, 16, flow), 16);
+	fx_expect_ok(fx, u, 16);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x41, 0x13, 0, 0, 16, flow), 16);
 	u = fx_ctrl(fx, 0xc1, 0x14, 0, 0, 16, NULL);
-	expect_ok(fx, u, 16);
+	fx_expect_ok(fx, u, 16);
 	assert_memory_equal(u->buf, flow, 16);
 	expect_reply(fx, 0x81, 0x01, "line?\n", "line 38400 7E2 dtr=1 rts=1\n");
 
 	/* tiocmset: DTR off, RTS untouched; GET_MDMSTS shows both */
-	expect_ok(fx, fx_ctrl(fx, 0x41, 0x07, 0x0100, 0, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x41, 0x07, 0x0100, 0, 0, NULL), 0);
 	u = fx_ctrl(fx, 0xc1, 0x08, 0, 0, 1, NULL);
-	expect_ok(fx, u, 1);
+	fx_expect_ok(fx, u, 1);
 	assert_int_equal(u->buf[0], 0x30 | 0x02);
-	expect_ok(fx, fx_ctrl(fx, 0x41, 0x05, 1, 0, 0, NULL), 0);
-	expect_ok(fx, fx_ctrl(fx, 0x41, 0x05, 0, 0, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x41, 0x05, 1, 0, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x41, 0x05, 0, 0, 0, NULL), 0);
 	expect_reply(fx, 0x81, 0x01, "breaks?\n", "breaks=1\n");
 	expect_reply(fx, 0x81, 0x01, "line?\n", "line 38400 7E2 dtr=0 rts=1\n");
 	/* the old divisor request: 3686400 / 384 = 9600 */
-	expect_ok(fx, fx_ctrl(fx, 0x41, 0x01, 384, 0, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x41, 0x01, 384, 0, 0, NULL), 0);
 	expect_reply(fx, 0x81, 0x01, "line?\n", "line 9600 7E2 dtr=0 rts=1\n");
 	u = fx_ctrl(fx, 0xc1, 0x10, 0, 0, 19, NULL);	/* GET_COMM_STATUS */
-	expect_ok(fx, u, 19);
+	fx_expect_ok(fx, u, 19);
 }
 
 /* Event-insertion mode: 0xec goes to the host as 0xec 0x00, whole. */
@@ -552,24 +513,24 @@ static void test_cp210x_events(void **state)
 	struct urb *in;
 
 	start(fx, CP210X);
-	expect_ok(fx, fx_ctrl(fx, 0x41, 0x00, 1, 0, 0, NULL), 0);
-	expect_ok(fx, fx_ctrl(fx, 0x41, 0x15, 0xec, 0, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x41, 0x00, 1, 0, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x41, 0x15, 0xec, 0, 0, NULL), 0);
 	in = round_trip(fx, 0x81, 0x01, "a\xec" "b", 64);
-	expect_ok(fx, in, 4);
+	fx_expect_ok(fx, in, 4);
 	assert_memory_equal(in->buf, "a\xec\x00" "b", 4);
 	/* a 3-byte URB holds one escaped byte, not one and a half */
 	in = round_trip(fx, 0x81, 0x01, "\xec\xec", 3);
-	expect_ok(fx, in, 2);
+	fx_expect_ok(fx, in, 2);
 	assert_memory_equal(in->buf, "\xec\x00", 2);
 	in = fx_submit(fx, fx_urb_new(0x81, 64));
-	expect_ok(fx, in, 2);
+	fx_expect_ok(fx, in, 2);
 	/* disabling the UART ends the mode */
-	expect_ok(fx, fx_ctrl(fx, 0x41, 0x00, 0, 0, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x41, 0x00, 0, 0, 0, NULL), 0);
 	in = round_trip(fx, 0x81, 0x01, "\xec", 64);
-	expect_ok(fx, in, 1);
+	fx_expect_ok(fx, in, 1);
 	/* PURGE of the receive side drops what waits for the host */
 	bulk_out(fx, 0x01, "xyz");
-	expect_ok(fx, fx_ctrl(fx, 0x41, 0x12, 0x000f, 0, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x41, 0x12, 0x000f, 0, 0, NULL), 0);
 	in = fx_submit(fx, fx_urb_new(0x81, 64));
 	assert_false(fx_is_done(fx, in));
 }
@@ -585,44 +546,43 @@ static void test_ch341_probe_and_line(void **state)
 
 	start(fx, CH341);
 	u = fx_ctrl(fx, 0xc0, 0x5f, 0, 0, 2, NULL);	/* READ_VERSION */
-	expect_ok(fx, u, 2);
+	fx_expect_ok(fx, u, 2);
 	assert_int_equal(u->buf[0], 0x31);
-	expect_ok(fx, fx_ctrl(fx, 0x40, 0xa1, 0, 0, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 0xa1, 0, 0, 0, NULL), 0);
 	/* ps 2, fact 0, div 256 - 0xb2 = 78: 48M / (64 * 78) = 9615 */
-	expect_ok(fx, fx_ctrl(fx, 0x40, 0x9a, 0x1312, 0xb282, 0, NULL), 0);
-	expect_ok(fx, fx_ctrl(fx, 0x40, 0x9a, 0x2518, 0x00c3, 0, NULL), 0);
-	expect_ok(fx, fx_ctrl(fx, 0x40, 0xa4, 0xffff, 0, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 0x9a, 0x1312, 0xb282, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 0x9a, 0x2518, 0x00c3, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 0xa4, 0xffff, 0, 0, NULL), 0);
 	/* the break register reads fine: no simulated break */
 	u = fx_ctrl(fx, 0xc0, 0x95, 0x0005, 0, 2, NULL);
-	expect_ok(fx, u, 2);
+	fx_expect_ok(fx, u, 2);
 	assert_int_equal(u->buf[0], 0x01);
 	/* open: the interrupt URB waits, the lines read inverted */
 	irq = fx_submit(fx, fx_urb_new(0x81, 8));
 	u = fx_ctrl(fx, 0xc0, 0x95, 0x0706, 0, 2, NULL);
-	expect_ok(fx, u, 2);
+	fx_expect_ok(fx, u, 2);
 	assert_int_equal(u->buf[0], 0xfc);
-	expect_ok(fx, fx_ctrl(fx, 0x40, 0xa4, 0xff9f, 0, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 0xa4, 0xff9f, 0, 0, NULL), 0);
 	expect_reply(fx, 0x82, 0x02, "line?\n", "line 9615 8N1 dtr=1 rts=1\n");
 	assert_false(fx_is_done(fx, irq));
 
 	/* 500000 (ps 3, fact 0, div 12) 7E2; RTS dropped */
-	expect_ok(fx, fx_ctrl(fx, 0x40, 0x9a, 0x1312, 0xf483, 0, NULL), 0);
-	expect_ok(fx, fx_ctrl(fx, 0x40, 0x9a, 0x2518, 0x00de, 0, NULL), 0);
-	expect_ok(fx, fx_ctrl(fx, 0x40, 0xa4, 0xffdf, 0, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 0x9a, 0x1312, 0xf483, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 0x9a, 0x2518, 0x00de, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 0xa4, 0xffdf, 0, 0, NULL), 0);
 	expect_reply(fx, 0x82, 0x02, "line?\n",
 		     "line 500000 7E2 dtr=1 rts=0\n");
 	/* break on as ch341_break_ctl() does it: read 0x1805, clear the bits */
 	u = fx_ctrl(fx, 0xc0, 0x95, 0x1805, 0, 2, NULL);
-	expect_ok(fx, u, 2);
+	fx_expect_ok(fx, u, 2);
 	assert_int_equal(u->buf[1], 0xde);
-	expect_ok(fx, fx_ctrl(fx, 0x40, 0x9a, 0x1805, 0x9e00, 0, NULL), 0);
-	expect_ok(fx, fx_ctrl(fx, 0x40, 0x9a, 0x1805, 0xde01, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 0x9a, 0x1805, 0x9e00, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 0x9a, 0x1805, 0xde01, 0, NULL), 0);
 	expect_reply(fx, 0x82, 0x02, "breaks?\n", "breaks=1\n");
-	expect_stall(fx, fx_ctrl(fx, 0xc0, 0x9a, 0, 0, 2, NULL));
-	expect_stall(fx, fx_ctrl(fx, 0x40, 0x5e, 0, 0, 0, NULL));
+	fx_expect_stall(fx, fx_ctrl(fx, 0xc0, 0x9a, 0, 0, 2, NULL));
+	fx_expect_stall(fx, fx_ctrl(fx, 0x40, 0x5e, 0, 0, 0, NULL));
 	/* a configuration change ends the waiting interrupt URB */
-	expect_ok(fx, fx_ctrl(fx, 0x00, USB_REQ_SET_CONFIGURATION, 1, 0, 0,
-			      NULL), 0);
+	fx_set_config(fx, 1);
 	assert_true(fx_is_done(fx, irq));
 	assert_int_equal(irq->status, -ESHUTDOWN);
 	expect_reply(fx, 0x82, 0x02, "line?\n", "line 9600 8N1 dtr=0 rts=0\n");
@@ -649,7 +609,7 @@ static void test_ch341_old_version(void **state)
 	struct fx *fx = *state;
 
 	start_text(fx, text);
-	expect_ok(fx, fx_ctrl(fx, 0x40, 0x9a, 0x2518, 0x00de, 0, NULL), 0);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 0x9a, 0x2518, 0x00de, 0, NULL), 0);
 	expect_reply(fx, 0x82, 0x02, "?", "8N1");
 }
 
@@ -666,28 +626,28 @@ static void test_mct_u232_line(void **state)
 	struct urb *u, *status;
 
 	start(fx, MCT);
-	expect_ok(fx, fx_ctrl(fx, 0x40, 10, 0, 0, 1, &mcr), 1);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 10, 0, 0, 1, &mcr), 1);
 	u = fx_ctrl(fx, 0xc0, 2, 0, 0, 1, NULL);	/* GET_MODEM_STAT */
-	expect_ok(fx, u, 1);
+	fx_expect_ok(fx, u, 1);
 	assert_int_equal(u->buf[0], 0x30);
 	status = fx_submit(fx, fx_urb_new(0x81, 2));
-	expect_ok(fx, fx_ctrl(fx, 0x40, 5, 0, 0, 4, div_57600), 4);
-	expect_ok(fx, fx_ctrl(fx, 0x40, 11, 0, 0, 1, &zero), 1);
-	expect_ok(fx, fx_ctrl(fx, 0x40, 12, 0, 0, 1, &zero), 1);
-	expect_ok(fx, fx_ctrl(fx, 0x40, 7, 0, 0, 1, &lcr_7e2), 1);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 5, 0, 0, 4, div_57600), 4);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 11, 0, 0, 1, &zero), 1);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 12, 0, 0, 1, &zero), 1);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 7, 0, 0, 1, &lcr_7e2), 1);
 	u = fx_ctrl(fx, 0xc0, 6, 0, 0, 1, NULL);	/* GET_LINE_CTRL */
-	expect_ok(fx, u, 1);
+	fx_expect_ok(fx, u, 1);
 	assert_int_equal(u->buf[0], lcr_7e2);
 	expect_reply(fx, 0x83, 0x02, "line?\n", "line 57600 7E2 dtr=1 rts=1\n");
 	assert_false(fx_is_done(fx, status));
 	/* break_ctl(): the LCR with 0x40, then without */
-	expect_ok(fx, fx_ctrl(fx, 0x40, 7, 0, 0, 1, &lcr_break), 1);
-	expect_ok(fx, fx_ctrl(fx, 0x40, 7, 0, 0, 1, &lcr_7e2), 1);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 7, 0, 0, 1, &lcr_break), 1);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 7, 0, 0, 1, &lcr_7e2), 1);
 	expect_reply(fx, 0x83, 0x02, "breaks?\n", "breaks=1\n");
 	/* divisor 0, a short SET_BAUD_RATE, an unknown request */
-	expect_stall(fx, fx_ctrl(fx, 0x40, 5, 0, 0, 4, div_0));
-	expect_stall(fx, fx_ctrl(fx, 0x40, 5, 0, 0, 2, div_57600));
-	expect_stall(fx, fx_ctrl(fx, 0x40, 3, 0, 0, 1, &zero));
+	fx_expect_stall(fx, fx_ctrl(fx, 0x40, 5, 0, 0, 4, div_0));
+	fx_expect_stall(fx, fx_ctrl(fx, 0x40, 5, 0, 0, 2, div_57600));
+	fx_expect_stall(fx, fx_ctrl(fx, 0x40, 3, 0, 0, 1, &zero));
 }
 
 /* The Sitecom product id takes rate codes, as mct_u232 sends them. */
@@ -709,9 +669,9 @@ static void test_mct_u232_sitecom_codes(void **state)
 	struct fx *fx = *state;
 
 	start_text(fx, text);
-	expect_ok(fx, fx_ctrl(fx, 0x40, 5, 0, 0, 4, code_57600), 4);
+	fx_expect_ok(fx, fx_ctrl(fx, 0x40, 5, 0, 0, 4, code_57600), 4);
 	expect_reply(fx, 0x83, 0x02, "?", "57600");
-	expect_stall(fx, fx_ctrl(fx, 0x40, 5, 0, 0, 4, code_5));
+	fx_expect_stall(fx, fx_ctrl(fx, 0x40, 5, 0, 0, 4, code_5));
 }
 
 /* ---- options ---- */
@@ -720,9 +680,6 @@ static void check_error(const char *fn_block, int line, int col,
 			const char *what)
 {
 	char text[2048];
-	struct script_error err;
-	struct gd_device *dev = NULL;
-	int rc;
 
 	snprintf(text, sizeof(text),
 		 "device {\n"
@@ -740,14 +697,7 @@ static void check_error(const char *fn_block, int line, int col,
 		 "  }\n"
 		 "%s"
 		 "}\n", fn_block);
-	rc = script_parse("t.gadget", text, strlen(text), &dev, &err);
-	if (rc != -EINVAL) {
-		gd_model_free(dev);
-		fail_msg("expected \"%s\", got rc %d\n%s", what, rc, text);
-	}
-	if (err.line != line || err.col != col || !strstr(err.msg, what))
-		fail_msg("expected %d:%d \"%s\", got \"%s\"", line, col, what,
-			 err.msg);
+	fx_expect_script_error("t.gadget", text, line, col, what);
 }
 
 static void test_options(void **state)
@@ -795,19 +745,15 @@ static void test_options_ep_behaviour(void **state)
 		"  }\n"
 		"  function ftdi\n"
 		"}\n";
-	struct script_error err;
-	struct gd_device *dev = NULL;
-
 	(void)state;
-	assert_int_equal(script_parse("t.gadget", text, strlen(text), &dev,
-				      &err), -EINVAL);
-	assert_non_null(strstr(err.msg, "endpoint 0x02 (line 6)"));
+	fx_expect_script_error("t.gadget", text, 0, 0,
+			       "endpoint 0x02 (line 6)");
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, fx_teardown)
 		T(test_acm_line_coding),
 		T(test_acm_serial_state_on_dtr),
 		T(test_acm_echo_and_respond),

@@ -24,7 +24,6 @@
 #include "fixture.h"
 #include "log.h"
 #include "model.h"
-#include "script.h"
 
 #define USBTMC		"gadgets/examples/usbtmc.gadget"
 #define IDENTITY	"usbrig,Virtual Meter 1,TMC0001,1.0.0"	/* the example's */
@@ -66,18 +65,6 @@ static const uint8_t idn_reply_hdr[12] = {
 	0x01, 0x00, 0x00, 0x00,		/* EOM */
 };
 
-static int setup(void **state)
-{
-	*state = fx_create(FX_DISCONNECT_FAILS | FX_POISON_OUT);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	fx_destroy(*state);
-	return 0;
-}
-
 /* An instrument whose interface has the class line cls (line 5), bulk OUT
  * 0x01 and IN 0x82, then the function block fn (its line is 10). */
 static const char tmc_fmt[] =
@@ -95,30 +82,25 @@ static const char tmc_fmt[] =
 
 #define TMC	"bInterfaceClass 0xfe; bInterfaceSubClass 3"
 
-/* The example when cls is NULL, else tmc_fmt with cls and fn. */
-static int parse(const char *cls, const char *fn, struct gd_device **m,
-		 struct script_error *err)
+/* tmc_fmt with cls and fn into text (size bytes). */
+static const char *tmc_text(char *text, size_t size, const char *cls,
+			    const char *fn)
+{
+	assert_true(snprintf(text, size, tmc_fmt, cls, fn) < (int)size);
+	return text;
+}
+
+/* The example when cls is NULL, else tmc_fmt with cls and fn; attached
+ * and configured. */
+static void start(struct fx *fx, const char *cls, const char *fn)
 {
 	char text[4096];
 
 	if (!cls)
-		return script_load(USBTMC, m, err);
-	assert_true(snprintf(text, sizeof(text), tmc_fmt, cls, fn) <
-		    (int)sizeof(text));
-	return script_parse("t.gadget", text, strlen(text), m, err);
-}
-
-/* parse(cls, fn), attached and configured. */
-static void start(struct fx *fx, const char *cls, const char *fn)
-{
-	struct script_error err;
-
-	if (parse(cls, fn, &fx->m, &err))
-		fail_msg("%s", err.msg);
-	fx->own_model = true;
-	fx_attach(fx);
-	fx_expect_ok(fx, fx_ctrl(fx, 0x00, USB_REQ_SET_CONFIGURATION, 1, 0, 0,
-				 NULL), 0);
+		fx_start_file(fx, USBTMC, NULL, NULL);
+	else
+		fx_start_text(fx, "t.gadget",
+			      tmc_text(text, sizeof(text), cls, fn));
 }
 
 /* A bulk header (USBTMC 3.2 Table 1) into b. */
@@ -577,14 +559,12 @@ static void test_reset_and_detach(void **state)
 	start(fx, NULL, NULL);
 	in = in_urb(fx, 512);
 	irq = fx_submit(fx, fx_urb_new(EP_INT, 2));
-	fx_expect_ok(fx, fx_ctrl(fx, 0x00, USB_REQ_SET_CONFIGURATION, 0, 0, 0,
-				 NULL), 0);
+	fx_set_config(fx, 0);
 	assert_true(fx_is_done(fx, in));
 	assert_int_equal(in->status, -ESHUTDOWN);
 	assert_true(fx_is_done(fx, irq));
 	assert_int_equal(irq->status, -ESHUTDOWN);
-	fx_expect_ok(fx, fx_ctrl(fx, 0x00, USB_REQ_SET_CONFIGURATION, 1, 0, 0,
-				 NULL), 0);
+	fx_set_config(fx, 1);
 	in_urb(fx, 512);
 	irq = fx_submit(fx, fx_urb_new(EP_INT, 2));
 	unlink_urb(fx, irq);
@@ -627,13 +607,11 @@ static void test_command_max(void **state)
 static void check_error(const char *cls, const char *fn_block, int line,
 			int col, const char *what)
 {
-	struct gd_device *dev = NULL;
-	struct script_error err;
+	char text[4096];
 
-	assert_int_equal(parse(cls, fn_block, &dev, &err), -EINVAL);
-	if (err.line != line || err.col != col || !strstr(err.msg, what))
-		fail_msg("expected %d:%d \"%s\", got \"%s\"", line, col, what,
-			 err.msg);
+	fx_expect_script_error("t.gadget",
+			       tmc_text(text, sizeof(text), cls, fn_block),
+			       line, col, what);
 }
 
 /* A function block: head, then `respond` with n pairs "Qi?" "Ri". */
@@ -700,7 +678,7 @@ static void test_most_pairs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 		T(test_capabilities_and_requests),
 		T(test_idn),
 		T(test_reassembly),

@@ -28,7 +28,6 @@
 #include "fn/uvc_pattern.h"
 #include "log.h"
 #include "model.h"
-#include "script.h"
 
 #define BULK	"gadgets/examples/uvc-bulk.gadget"
 #define ISO	"gadgets/examples/uvc-iso.gadget"
@@ -65,61 +64,9 @@ static const uint8_t bulk_def[34] = {
 	0x01, 0x01, 0x01,	/* bPreferedVersion, bMinVersion, bMaxVersion */
 };
 
-static int setup(void **state)
-{
-	struct fx *fx = fx_create(FX_DISCONNECT_FAILS | FX_POISON_OUT);
-
-	fx->own_model = true;
-	*state = fx;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	fx_destroy(*state);
-	return 0;
-}
-
-/* The script at path with one text replaced (NULL: as it is). */
-static char *script_text(const char *path, const char *from, const char *to)
-{
-	static char buf[16384];
-	char *text, *at;
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	assert_non_null(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	if (!from)
-		return strdup(buf);
-	at = strstr(buf, from);
-	if (!at)
-		fail_msg("'%s' not in %s", from, path);
-	text = malloc(n - strlen(from) + strlen(to) + 1);
-	assert_non_null(text);
-	sprintf(text, "%.*s%s%s", (int)(at - buf), buf, to, at + strlen(from));
-	return text;
-}
-
-static void start_text(struct fx *fx, const char *path, const char *from,
-		       const char *to)
-{
-	struct script_error err;
-	char *text = script_text(path, from, to);
-
-	if (script_parse(path, text, strlen(text), &fx->m, &err))
-		fail_msg("%s", err.msg);
-	free(text);
-	fx_attach(fx);
-	fx_expect_ok(fx, fx_ctrl(fx, 0x00, USB_REQ_SET_CONFIGURATION, 1, 0, 0,
-			      NULL), 0);
-}
-
 static void start(struct fx *fx, const char *path)
 {
-	start_text(fx, path, NULL, NULL);
+	fx_start_file(fx, path, NULL, NULL);
 }
 
 /* GET_CUR of VC_REQUEST_ERROR_CODE_CONTROL: the last request's code. */
@@ -507,21 +454,15 @@ static void test_pattern(void **state)
 			 100);
 }
 
-/* The example with from replaced by to must fail at line:col with msg. */
+/* The example with from replaced by to must fail at line:col (0: any)
+ * with msg. */
 static void check_error(const char *path, const char *from, const char *to,
 			int line, int col, const char *msg)
 {
-	struct gd_device *dev = NULL;
-	struct script_error err;
-	char *text = script_text(path, from, to);
+	char *text = fx_script_read(path, from, to);
 
-	assert_int_equal(script_parse(path, text, strlen(text), &dev, &err),
-			 -EINVAL);
+	fx_expect_script_error(path, text, line, col, msg);
 	free(text);
-	if (!strstr(err.msg, msg) || (line && err.line != line) ||
-	    (col && err.col != col))
-		fail_msg("%s: wanted line %d col %d '%s'", err.msg, line, col,
-			 msg);
 }
 
 static void test_options(void **state)
@@ -583,7 +524,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pattern),
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 		T(test_probe_commit),
 		T(test_stalls_and_error_codes),
 		T(test_bulk_payloads),

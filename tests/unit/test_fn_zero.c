@@ -22,7 +22,6 @@
 #include "fn/function.h"
 #include "log.h"
 #include "model.h"
-#include "script.h"
 
 #define EXAMPLE		"gadgets/examples/zero.gadget"
 #define SS_CONFIG	3
@@ -32,53 +31,17 @@
 #define MPS		512
 #define QUEUE_BYTES	(32 * 4096)	/* qlen x buflen of the example */
 
-/* The example script, with `pattern 0` replaced by `pattern P`. */
-static char *example_text(unsigned int pattern, size_t *len)
-{
-	FILE *f = fopen(EXAMPLE, "r");
-	char *text, *p;
-	long n;
-
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	rewind(f);
-	text = malloc((size_t)n + 1);
-	assert_non_null(text);
-	assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	text[n] = '\0';
-	p = strstr(text, "pattern 0");
-	assert_non_null(p);
-	p[8] = (char)('0' + pattern);
-	*len = (size_t)n;
-	return text;
-}
-
-/* The example script with pattern, attached (not configured). */
+/* The example script with `pattern 0` replaced by `pattern P`, attached
+ * (not configured). */
 static struct fx *fx_new(unsigned int pattern)
 {
 	struct fx *fx = fx_create(FX_FORGET_DONE);
-	struct script_error err;
-	size_t len;
-	char *text;
+	char to[16];
 
-	text = example_text(pattern, &len);
-	if (script_parse(EXAMPLE, text, len, &fx->m, &err))
-		fail_msg("%s", err.msg);
-	free(text);
-	fx->own_model = true;
+	snprintf(to, sizeof(to), "pattern %u", pattern);
+	fx_parse_file(fx, EXAMPLE, "pattern 0", to);
 	fx_attach(fx);
 	return fx;
-}
-
-static void set_config(struct fx *fx, uint8_t value)
-{
-	struct urb *u = fx_ctrl(fx, 0x00, USB_REQ_SET_CONFIGURATION, value,
-				0, 0, NULL);
-
-	assert_true(fx_is_done(fx, u));
-	assert_int_equal(u->status, 0);
 }
 
 static struct urb *bulk_out(struct fx *fx, uint32_t len, unsigned int pattern)
@@ -100,7 +63,7 @@ static void test_source_mod63(void **state)
 	uint32_t i;
 
 	(void)state;
-	set_config(fx, SS_CONFIG);
+	fx_set_config(fx, SS_CONFIG);
 	u = fx_submit(fx, fx_urb_new(EP_IN, 65536 + 100));
 	assert_true(fx_is_done(fx, u));
 	assert_int_equal(u->status, 0);
@@ -118,7 +81,7 @@ static void test_source_zeros(void **state)
 	uint32_t i;
 
 	(void)state;
-	set_config(fx, SS_CONFIG);
+	fx_set_config(fx, SS_CONFIG);
 	u = fx_urb_new(EP_IN, 4096);
 	memset(u->buf, 0xa5, 4096);
 	fx_submit(fx, u);
@@ -136,7 +99,7 @@ static void test_sink_checks(void **state)
 	struct urb *u;
 
 	(void)state;
-	set_config(fx, SS_CONFIG);
+	fx_set_config(fx, SS_CONFIG);
 	u = bulk_out(fx, 65536, 1);
 	assert_true(fx_is_done(fx, u));
 	assert_int_equal(u->status, 0);
@@ -165,7 +128,7 @@ static void test_sink_unchecked(void **state)
 	struct urb *u;
 
 	(void)state;
-	set_config(fx, SS_CONFIG);
+	fx_set_config(fx, SS_CONFIG);
 	u = fx_urb_new(EP_OUT, 1000);
 	memset(u->buf, 0x77, 1000);
 	fx_submit(fx, u);
@@ -190,7 +153,7 @@ static void test_vendor_requests(void **state)
 	u = fx_ctrl(fx, 0x40, 0x5b, 0, 0, 16, data);
 	assert_int_equal(u->status, -EPIPE);
 
-	set_config(fx, SS_CONFIG);
+	fx_set_config(fx, SS_CONFIG);
 	u = fx_ctrl(fx, 0x40, 0x5b, 0, 0, 4096, data);
 	assert_int_equal(u->status, 0);
 	assert_int_equal(u->actual_length, 4096);
@@ -216,7 +179,7 @@ static void test_vendor_requests(void **state)
 	assert_int_equal(fx_ctrl(fx, 0xc0, 0x5d, 0, 0, 8, NULL)->status,
 			 -EPIPE);
 
-	set_config(fx, LB_CONFIG);
+	fx_set_config(fx, LB_CONFIG);
 	assert_int_equal(fx_ctrl(fx, 0xc0, 0x5c, 0, 0, 8, NULL)->status,
 			 -EPIPE);
 	fx_destroy(fx);
@@ -230,7 +193,7 @@ static void test_loopback_short(void **state)
 	struct urb *o, *i1, *i2;
 
 	(void)state;
-	set_config(fx, LB_CONFIG);
+	fx_set_config(fx, LB_CONFIG);
 	/* an IN waiting first: NAK until data comes */
 	i1 = fx_submit(fx, fx_urb_new(EP_IN, 4096));
 	assert_false(fx_is_done(fx, i1));
@@ -279,7 +242,7 @@ static void test_loopback_bound(void **state)
 	struct urb *o, *in;
 
 	(void)state;
-	set_config(fx, LB_CONFIG);
+	fx_set_config(fx, LB_CONFIG);
 	o = fx_urb_new(EP_OUT, len);
 	for (k = 0; k < len; k++)
 		o->buf[k] = (uint8_t)(k * 13 + k / 251);
@@ -306,14 +269,14 @@ static void test_loopback_unlink_reset_detach(void **state)
 	uint32_t seq;
 
 	(void)state;
-	set_config(fx, LB_CONFIG);
+	fx_set_config(fx, LB_CONFIG);
 	a = fx_submit(fx, fx_urb_new(EP_IN, 512));
 	b = fx_submit(fx, fx_urb_new(EP_IN, 512));
 	seq = a->seqnum;
 	assert_ptr_equal(gdev_unlink(fx->dev, seq), a);
 	fx_urb_free(a);
 	assert_null(gdev_unlink(fx->dev, seq));
-	set_config(fx, LB_CONFIG);
+	fx_set_config(fx, LB_CONFIG);
 	assert_true(fx_is_done(fx, b));
 	assert_int_equal(b->status, -ESHUTDOWN);
 
@@ -336,7 +299,7 @@ static void test_iso_is_core(void **state)
 	struct urb *u, *alt;
 
 	(void)state;
-	set_config(fx, SS_CONFIG);
+	fx_set_config(fx, SS_CONFIG);
 	alt = fx_ctrl(fx, USB_RECIP_INTERFACE, USB_REQ_SET_INTERFACE, 1, 0, 0,
 		      NULL);
 	assert_int_equal(alt->status, 0);
@@ -365,15 +328,9 @@ static void check_bad(const char *function_block, const char *want)
 		"    interface { endpoint { bEndpointAddress 0x81; type bulk }\n"
 		"                endpoint { bEndpointAddress 0x02; type bulk; sink } } }\n";
 	char text[2048];
-	struct script_error err;
-	struct gd_device *m = NULL;
 
 	snprintf(text, sizeof(text), "%s%s\n}\n", head, function_block);
-	assert_int_equal(script_parse("t.gadget", text, strlen(text), &m, &err),
-			 -EINVAL);
-	assert_null(m);
-	if (!strstr(err.msg, want))
-		fail_msg("got '%s', want '%s'", err.msg, want);
+	fx_expect_script_error("t.gadget", text, 0, 0, want);
 }
 
 static void test_options(void **state)
