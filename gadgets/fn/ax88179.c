@@ -238,6 +238,16 @@ static int find_eps(const struct gd_device *m, struct ax_eps *e,
 	return 0;
 }
 
+/* The options and endpoints of an attach: conf is its struct ax88179
+ * (void *: for fn_state_new()). */
+static int ax_parse(const struct gd_device *m, void *conf,
+		    struct script_error *err)
+{
+	struct ax88179 *st = conf;
+
+	return parse_opts(m, &st->o, err) ?: find_eps(m, &st->e, err);
+}
+
 static int ax_validate(const struct gd_device *m, struct script_error *err)
 {
 	struct ax_opts o;
@@ -324,19 +334,12 @@ static void regs_init(struct ax88179 *st, enum usbip_speed bus)
 
 static int ax_attach(struct gdev *dev)
 {
-	struct script_error err;
 	struct ax88179 *st;
+	int ret;
 
-	st = calloc(1, sizeof(*st));
+	st = fn_state_new(dev->model, sizeof(*st), 0, ax_parse, &ret);
 	if (!st)
-		return -ENOMEM;
-	/* validate() accepted the script: these cannot fail */
-	if (parse_opts(dev->model, &st->o, &err) ||
-	    find_eps(dev->model, &st->e, &err)) {
-		log_err("%s", err.msg);
-		free(st);
-		return -EINVAL;
-	}
+		return ret;
 	if (net_frameq_init(&st->rxq)) {
 		free(st);
 		return -ENOMEM;

@@ -256,6 +256,17 @@ static int find_eps(const struct gd_device *m, const struct ether_opts *o,
 	return 0;
 }
 
+/* The options and endpoints of an attach: conf is its struct ether
+ * (void *: for fn_state_new()). */
+static int ether_parse(const struct gd_device *m, void *conf,
+		       struct script_error *err)
+{
+	struct ether *st = conf;
+
+	return parse_opts(m, &st->o, err) ?:
+	       find_eps(m, &st->o, &st->e, err);
+}
+
 static int ether_validate(const struct gd_device *m, struct script_error *err)
 {
 	struct ether_opts o;
@@ -285,19 +296,12 @@ static void ncm_defaults(struct ether *st)
 
 static int ether_attach(struct gdev *dev)
 {
-	struct script_error err;
 	struct ether *st;
+	int ret;
 
-	st = calloc(1, sizeof(*st));
+	st = fn_state_new(dev->model, sizeof(*st), 0, ether_parse, &ret);
 	if (!st)
-		return -ENOMEM;
-	/* validate() accepted the script: these cannot fail */
-	if (parse_opts(dev->model, &st->o, &err) ||
-	    find_eps(dev->model, &st->o, &st->e, &err)) {
-		log_err("%s", err.msg);
-		free(st);
-		return -EINVAL;
-	}
+		return ret;
 	if (net_frameq_init(&st->txq)) {
 		free(st);
 		return -ENOMEM;

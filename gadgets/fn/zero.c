@@ -103,9 +103,12 @@ struct zero_state {
 
 /* ---- options ---- */
 
-static int zero_parse(const struct gd_device *model, struct zero_opts *o,
+/* The options into conf, a struct zero_opts (void *: for
+ * fn_state_new()); -EINVAL with err set on a problem. */
+static int zero_parse(const struct gd_device *model, void *conf,
 		      struct script_error *err)
 {
+	struct zero_opts *o = conf;
 	static const char *const keys[] = {
 		"pattern", "sourcesink-config", "loopback-config", "qlen",
 		"buflen", NULL,
@@ -269,17 +272,13 @@ static struct urb *urbq_remove(struct zero_urbq *q, uint32_t seqnum)
 
 static int zero_attach(struct gdev *dev)
 {
-	struct zero_state *st = calloc(1, sizeof(*st));
-	struct script_error err;
+	struct zero_state *st;
+	int ret;
 
+	st = fn_state_new(dev->model, sizeof(*st),
+			  offsetof(struct zero_state, o), zero_parse, &ret);
 	if (!st)
-		return -ENOMEM;
-	/* validate() accepted these options when the script was loaded */
-	if (zero_parse(dev->model, &st->o, &err)) {
-		log_err("%s", err.msg);
-		free(st);
-		return -EINVAL;
-	}
+		return ret;
 	if (st->o.lb_config) {
 		st->cap = (size_t)st->o.qlen * st->o.buflen;
 		st->ring = malloc(st->cap);
