@@ -181,7 +181,7 @@ deps:
 # packages installed.
 check: deps
 	$(MAKE) check-unit check-socket check-examples check-tools check-style
-	$(MAKE) check-asan check-fuzz
+	$(MAKE) check-asan check-fuzz check-fuzz-smoke
 	$(MAKE) check-vm
 	$(MAKE) check-vm-host
 	$(MAKE) check-soak check-faults check-load
@@ -720,7 +720,9 @@ FUZZ_GADGETS := $(addprefix gadgets/examples/,$(addsuffix .gadget, \
 	alt-settings composite-iad superspeed lowspeed-interrupt hid-keyboard \
 	hid-mouse malformed-total)) tests/fuzz/everything.gadget \
 	gadgets/examples/cp210x.gadget gadgets/examples/ch341.gadget \
-	gadgets/examples/mct_u232.gadget
+	gadgets/examples/mct_u232.gadget \
+	$(addprefix gadgets/examples/,$(addsuffix .gadget, \
+	cdc-ecm cdc-ncm ax88179 usbtmc uvc-bulk uvc-iso))
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_TARGETS ?= $(FUZZ_SRCS:tests/fuzz/%.c=%)
 FUZZ_COMMON := $(filter-out $(FUZZ_SRCS) tests/fuzz/replay.c, \
@@ -742,7 +744,7 @@ FUZZ_MAIN := $(BUILD)/tests/fuzz/replay.o
 FUZZ_LDFLAGS :=
 endif
 
-.PHONY: fuzz fuzz-run check-fuzz fuzz-replay
+.PHONY: fuzz fuzz-run check-fuzz check-fuzz-smoke fuzz-replay
 # objects only the pattern rules name: keep them between runs
 .SECONDARY: $(FUZZ_BINS:=.o) $(FUZZ_MAIN) $(FUZZ_COMMON_OBJS)
 
@@ -794,6 +796,14 @@ fuzz-replay: $(FUZZ_BINS)
 
 check-fuzz:
 	$(MAKE) BUILD=$(BUILD)/asan SAN=1 fuzz-replay
+
+# check-fuzz-smoke (in make check): the libFuzzer build (clang, whose
+# warnings gcc's build does not see) and FUZZ_SMOKE_SECONDS of each target:
+# what `make fuzz` needs still builds and runs
+FUZZ_SMOKE_SECONDS ?= 5
+check-fuzz-smoke:
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) \
+		FUZZ_MERGE=0
 
 # ---- the CI pipelines (ci/) ----
 # check-ci: both pipeline files checked by the tools their hosts use:

@@ -104,6 +104,10 @@ const struct gd_fn_opt *fn_opt(const struct gd_device *model, const char *key)
 
 static int fn_verror(const struct gd_device *model, int line, int col,
 		     struct script_error *err, const char *fmt, va_list ap)
+	__attribute__((format(printf, 5, 0)));
+
+static int fn_verror(const struct gd_device *model, int line, int col,
+		     struct script_error *err, const char *fmt, va_list ap)
 {
 	char msg[384];
 

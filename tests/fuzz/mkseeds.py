@@ -23,7 +23,8 @@ import sys
 GADGETS = ["zero", "vendor-bulk", "faults", "acm", "ftdi", "pl2303",
            "hid-keyboard-fn", "mass-storage", "alt-settings", "composite-iad",
            "superspeed", "lowspeed-interrupt", "hid-keyboard", "hid-mouse",
-           "malformed-total", "everything"]
+           "malformed-total", "everything", "cp210x", "ch341", "mct_u232",
+           "cdc-ecm", "cdc-ncm", "ax88179", "usbtmc", "uvc-bulk", "uvc-iso"]
 
 
 def gadget_path(name):
@@ -165,6 +166,16 @@ CLASS_REQS = {
     "vendor-bulk": [(0xc0, 1, 0, 0, 64, b""), (0x40, 2, 0, 0, 4, b"abcd"),
                     (0xc0, 0x33, 1, 2, 16, b"")],
     "faults": [(0xc0, 0x10, 0, 0, 8, b"")] * 3,
+    # the node id, RX_CTL start + broadcast, medium mode receive enable,
+    # as ax88179_178a's bind and reset write them
+    "ax88179": [(0x40, 1, 0x10, 6, 6, bytes.fromhex("020000007901")),
+                (0x40, 1, 0x0b, 2, 2, bytes([0x88, 0x00])),
+                (0x40, 1, 0x22, 2, 2, bytes([0x00, 0x01])),
+                (0xc0, 1, 0x22, 2, 2, b"")],
+    # NCM: GET_NTB_PARAMETERS, SET_NTB_INPUT_SIZE; ECM: packet filter
+    "cdc-ncm": [(0xa1, 0x80, 0, 0, 28, b""),
+                (0x21, 0x86, 0, 0, 4, struct.pack("<I", 16384))],
+    "cdc-ecm": [(0x21, 0x43, 0x0e, 0, 0, b"")],
     "everything": [(0xc0, 1, 0, 0, 8, b""), (0xc0, 2, 0, 0, 2, b""),
                    (0xc0, 2, 0, 0, 2, b""), (0xc0, 2, 0, 0, 2, b""),
                    (0xc0, 3, 0x1234, 0, 4, b""), (0x40, 4, 0, 0, 2, b"ab"),
@@ -200,6 +211,98 @@ def msc_traffic(c):
         if n:
             c.ep(0x81 if din else 0x02, n, bytes(range(256)) * 2)
         c.ep(0x81, 13)
+
+
+# ---- frames for the network functions (fuzz_net, and fuzz_pdu's ether
+# and ax88179 gadgets): the host 02:00:00:00:77:01 / 192.168.77.1 asking
+# the one behind the adapter, 02:00:00:00:77:02 / 192.168.77.2
+# (ax88179.gadget: 02:00:00:00:79:0N and 192.168.79.N)
+def macs(net):
+    x = int(str(net), 16)
+    return bytes([2, 0, 0, 0, x, 1]), bytes([2, 0, 0, 0, x, 2])
+
+
+def csum(b):
+    if len(b) & 1:
+        b += b"\0"
+    s = sum(struct.unpack(">%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def arp_request(net=77, host=2):
+    hmac, _ = macs(net)
+    return b"\xff" * 6 + hmac + b"\x08\x06" + struct.pack(
+        ">HHBBH", 1, 0x0800, 6, 4, 1) + hmac + bytes([192, 168, net, 1]) + \
+        bytes(6) + bytes([192, 168, net, host])
+
+
+def icmp_echo(payload=b"usbrig ping", options=b"", net=77, host=2):
+    hmac, dmac = macs(net)
+    icmp = struct.pack(">BBHHH", 8, 0, 0, 0x1234, 1) + payload
+    icmp = icmp[:2] + struct.pack(">H", csum(icmp)) + icmp[4:]
+    hl = 20 + len(options)
+    iph = struct.pack(">BBHHHBBH4s4s", 0x40 | hl // 4, 0, hl + len(icmp),
+                      7, 0x4000, 64, 1, 0, bytes([192, 168, net, 1]),
+                      bytes([192, 168, net, host])) + options
+    iph = iph[:10] + struct.pack(">H", csum(iph)) + iph[12:]
+    return dmac + hmac + b"\x08\x00" + iph + icmp
+
+
+def ntb16(frames, seq=1, split=False):
+    """an NTB16: NTH16, the datagrams at 4-byte offsets, then one NDP16
+    (or one NDP per datagram, chained, with split)"""
+    body, idx = b"", []
+    off = 12
+    for f in frames:
+        pad = (-off) % 4
+        body += bytes(pad)
+        off += pad
+        idx.append((off, len(f)))
+        body += f
+        off += len(f)
+    body += bytes((-off) % 4)
+    off += (-off) % 4
+    groups = [[e] for e in idx] if split else [idx]
+    ndps, first = b"", off
+    for k, g in enumerate(groups):
+        ln = 8 + 4 * (len(g) + 1)
+        nxt = 0 if k == len(groups) - 1 else first + len(ndps) + ln
+        ndps += struct.pack("<IHH", 0x304d434e, ln, nxt)
+        for i, n in g:
+            ndps += struct.pack("<HH", i, n)
+        ndps += bytes(4)
+    total = off + len(ndps)
+    return struct.pack("<IHHHH", 0x484d434e, 12, seq, total, first) + \
+        body + ndps
+
+
+def net_frames(net=77):
+    """ARP and ping for 192.168.NET.2 (the ether gadgets: 77, ax88179: 79),
+    one with IPv4 options, then both for another host"""
+    return [arp_request(net), icmp_echo(net=net),
+            icmp_echo(bytes(range(200)), bytes([1, 1, 1, 0]), net),
+            icmp_echo(net=net, host=9), arp_request(net, 9) + bytes(18)]
+
+
+def net_traffic(c, name):
+    """each frame to the bulk OUT endpoint as the driver frames it, and an
+    IN transfer for its reply"""
+    for f in net_frames(79 if name == "ax88179" else 77):
+        if name == "cdc-ncm":
+            c.ep(0x02, len(ntb16([f])), ntb16([f]))
+            c.ep(0x81, 2048)
+        elif name == "ax88179":
+            t = struct.pack("<II", len(f), 0) + f
+            c.ep(0x03, len(t), t)
+            c.ep(0x82, 2048)
+        else:
+            c.ep(0x02, len(f), f)
+            c.ep(0x81, 1536)
+    if name == "cdc-ncm":
+        b = ntb16(net_frames()[:3], seq=2, split=True)
+        c.ep(0x02, len(b), b)
 
 
 def ep_traffic(c, eps, alts):
@@ -241,6 +344,8 @@ def pdu_session(i, name, desc, cfgs):
             c.ctrl(rt, req, val, idx, wlen, data)
         if name == "mass-storage":
             msc_traffic(c)
+        if name in ("cdc-ecm", "cdc-ncm", "ax88179"):
+            net_traffic(c, name)
         in_seqs += ep_traffic(c, eps, alts)
     for s in in_seqs:
         c.unlink(s)
@@ -374,7 +479,7 @@ def main():
     write(d, "gen-import-busy",
           rec(0, op_import("1-2")) + rec(1, op_import("1-2")) +
           rec(0, b"", 4) + rec(2, op_import("1-2")) + rec(3, op(0x8005)))
-    ev = len(GADGETS)               # everything.gadget: 1-16
+    ev = GADGETS.index("everything") + 1    # everything.gadget: 1-16
     c = Conn(1 << 16 | ev)
     c.ctrl(0x00, 9, 1, 0, 0)
     v1 = c.ep(0x85, 512)           # NAKs until unlinked
@@ -399,6 +504,13 @@ def main():
     big.ep(0x81, 1 << 20)          # zero: source, 1 MiB IN
     big.ep(0x02, 4096, bytes(4096))
     write(d, "gen-big-in", rec(0, op_import("1-1")) + rec(0, big.out))
+
+    d = os.path.join(corpus, "fuzz_net")
+    for k, f in enumerate(net_frames()):
+        write(d, "gen-frame-%d" % k, b"\0" + f)
+    write(d, "gen-frame-padded", b"\0" + icmp_echo(b"") + bytes(20))
+    write(d, "gen-ntb-one", b"\1" + ntb16(net_frames()[:3]))
+    write(d, "gen-ntb-chained", b"\1" + ntb16(net_frames(), split=True))
 
     d = os.path.join(corpus, "fuzz_stdreq")
     for i, n in enumerate(GADGETS):
