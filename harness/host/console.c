@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "console.h"
 #include "../common/plan.h"
+#include "klog.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,31 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *const crash_patterns[] = {
-	"BUG:",
-	"WARNING:",
-	"INFO: task ",
-	"general protection fault",
-	"Kernel panic",
-	"kernel BUG",
-	"UBSAN:",
-	"KASAN:",
-	"list_add corruption",
-	"list_del corruption",
-	"Unable to handle kernel",
-	"Oops:",
-	"INFO: rcu_",
-	"watchdog: BUG: soft lockup",
-};
-
-const char *console_crash_match(const char *line)
-{
-	for (size_t i = 0; i < sizeof(crash_patterns) / sizeof(crash_patterns[0]);
-	     i++)
-		if (strstr(line, crash_patterns[i]))
-			return crash_patterns[i];
-	return NULL;
-}
 
 bool console_mark_parse(const char *line, bool *end, char *name,
 			size_t size)
@@ -203,7 +179,7 @@ static void console_line(struct console *c, const char *line, off_t at,
 			e->ended = true;
 		return;
 	}
-	if (!console_crash_match(line))
+	if (!klog_report_mark(line))
 		return;
 	/* a line of a report being printed ("Oops:" after "BUG:", ...),
 	 * or one that the last excerpt of this scenario's report holds */

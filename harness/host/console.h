@@ -79,7 +79,4 @@ void console_flush(struct console *c, uint64_t now_ms, bool all,
 bool console_mark_parse(const char *line, bool *end, char *name,
 			size_t size);
 
-/* The crash pattern line matches, or NULL. */
-const char *console_crash_match(const char *line);
-
 #endif /* USBRIG_CONSOLE_H */

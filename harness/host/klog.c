@@ -8,10 +8,19 @@
 #include <stdio.h>
 #include <string.h>
 
+/*
+ * The first words of the kernel's reports.  A BUG() is "kernel BUG at
+ * FILE:LINE!" with CONFIG_DEBUG_BUGVERBOSE (Debian's kernels) and "Kernel
+ * BUG at FUNC+OFF [verbose debug info unavailable]" without it (the
+ * patched kernels, from tinyconfig), then x86's die() line "invalid
+ * opcode: 0000 [#1] ..."; a page fault's die() line is "Oops: ...".
+ */
 static const char *const report_marks[] = {
-	"BUG:", "WARNING:", "INFO: task", "general protection fault",
-	"Kernel panic", "kernel BUG", "UBSAN:", "KASAN:", "list_add corruption",
-	"list_del corruption", "Unable to handle kernel", "Oops:", NULL,
+	"BUG:", "WARNING:", "INFO: task ", "INFO: rcu_",
+	"general protection fault", "Kernel panic", "kernel BUG",
+	"Kernel BUG", "invalid opcode:", "UBSAN:", "KASAN:",
+	"list_add corruption", "list_del corruption",
+	"Unable to handle kernel", "Oops:", NULL,
 };
 
 const char *klog_strip_time(const char *s)
@@ -25,12 +34,17 @@ const char *klog_strip_time(const char *s)
 	return s;
 }
 
-bool klog_report_line(const char *s)
+const char *klog_report_mark(const char *s)
 {
 	for (int i = 0; report_marks[i]; i++)
 		if (strstr(s, report_marks[i]))
-			return true;
-	return false;
+			return report_marks[i];
+	return NULL;
+}
+
+bool klog_report_line(const char *s)
+{
+	return klog_report_mark(s) != NULL;
 }
 
 bool klog_probe_error(const char *s, char intf[64], char drv[64], int *err)

@@ -2,7 +2,7 @@
 /*
  * klog.h - reading what a guest kernel logged and what a guest shell said:
  * the lines of a kernel report, a probe failure, a write error's errno.
- * Used by `usbrig repro` and `usbrig census`.
+ * Used by `usbrig repro`, `usbrig census` and the console watcher.
  */
 #ifndef USBRIG_KLOG_H
 #define USBRIG_KLOG_H
@@ -13,7 +13,11 @@
 /* "[   12.345678] text" -> "text" */
 const char *klog_strip_time(const char *s);
 
-/* Does the line start a kernel report (BUG, WARNING, KASAN, Oops, ...)? */
+/* The mark of a kernel report (BUG, WARNING, KASAN, Oops, ...) the line
+ * holds, or NULL. */
+const char *klog_report_mark(const char *s);
+
+/* Does the line start a kernel report?  klog_report_mark() != NULL. */
 bool klog_report_line(const char *s);
 
 /*

@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include "console.h"
+#include "klog.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,8 +136,13 @@ static void test_mark_parse(void **state)
 					name, sizeof(name)));
 	assert_false(console_mark_parse("usbrig: scenario begin abcdefgh", &end,
 					name, 8));
-	assert_non_null(console_crash_match("[ 2.0] WARNING: CPU: 0 PID: 1"));
-	assert_null(console_crash_match("[ 2.0] usbrig: scenario begin x"));
+	assert_non_null(klog_report_mark("[ 2.0] WARNING: CPU: 0 PID: 1"));
+	assert_null(klog_report_mark("[ 2.0] usbrig: scenario begin x"));
+	/* BUG() with and without CONFIG_DEBUG_BUGVERBOSE, x86's die() */
+	assert_non_null(klog_report_mark("[ 2.0] kernel BUG at x.c:656!"));
+	assert_non_null(klog_report_mark("[ 2.0] Kernel BUG at f+0x1f0/0x3b7 "
+					 "[verbose debug info unavailable]"));
+	assert_non_null(klog_report_mark("[ 2.0] invalid opcode: 0000 [#1]"));
 }
 
 /*
@@ -276,6 +282,38 @@ static void test_two_reports(void **state)
 	rig_fini(&g);
 }
 
+/*
+ * A BUG() on a kernel without CONFIG_DEBUG_BUGVERBOSE (the patched ones,
+ * from tinyconfig; seen in `usbrig fuzz` on the KASAN kernel, a module's
+ * unload): the report is the "Kernel BUG at" line, not the panic that
+ * ends it, and its excerpt holds the trace.
+ */
+static const char bug_terse[] =
+	"[   26.000000] usbrig: scenario begin a\r\n"
+	"[   26.167482] ------------[ cut here ]------------\r\n"
+	"[   26.168680] Kernel BUG at __x64_sys_delete_module+0x1f0/0x3b7 "
+	"[verbose debug info unavailable]\r\n"
+	"[   26.170453] invalid opcode: 0000 [#1] PREEMPT SMP KASAN\r\n"
+	"[   26.171583] RIP: 0010:__x64_sys_delete_module+0x1f0/0x3b7\r\n"
+	"[   26.172483] Call Trace:\r\n"
+	"[   26.182586] Kernel panic - not syncing: Fatal exception\r\n";
+
+static void test_bug_terse(void **state)
+{
+	struct rig g;
+
+	(void)state;
+	rig_init(&g, bug_terse);
+	feed(&g, NULL, 0);
+	console_flush(&g.c, 0, true, &g.cb);
+	assert_int_equal(g.h.n_crash, 1);
+	assert_non_null(strstr(g.h.log, "\ncrash a [   26.168680] Kernel BUG at "
+			       "__x64_sys_delete_module+0x1f0/0x3b7"));
+	assert_non_null(strstr(g.h.excerpt[0], "RIP: 0010:__x64_sys_delete"));
+	assert_non_null(strstr(g.h.excerpt[0], "Kernel panic"));
+	rig_fini(&g);
+}
+
 /* More markers than the queue holds while a report waits: the report is
  * told early, the order stays. */
 static void test_queue_full(void **state)
@@ -329,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_last_step),
 		cmocka_unit_test(test_teardown_and_next),
 		cmocka_unit_test(test_two_reports),
+		cmocka_unit_test(test_bug_terse),
 		cmocka_unit_test(test_queue_full),
 		cmocka_unit_test(test_long_line),
 	};
