@@ -134,6 +134,18 @@ mark() {
 	echo "usbrig-census: $*" >/dev/kmsg
 }
 
+# end this boot now (the kernel's crash through sysrq: the host sees the
+# panic and boots a fresh guest); a kernel built without CONFIG_MAGIC_SYSRQ
+# cannot, and the mark says so once
+end_boot() {
+	if [ -w /proc/sysrq-trigger ]; then
+		echo c >/proc/sysrq-trigger
+	elif [ ! -e $dir/no-sysrq ]; then
+		: >$dir/no-sysrq
+		mark "cannot end this boot: no /proc/sysrq-trigger (CONFIG_MAGIC_SYSRQ is off)"
+	fi
+}
+
 # tasks in uninterruptible sleep, twice 0.25 s apart (I/O passes through
 # D; a probe stuck on a device that never answers stays)
 stuck() {
@@ -159,7 +171,7 @@ bounded() {	# (busybox sh has no `local`: its names are its own)
 	while kill -0 $b_pid 2>/dev/null; do
 		if [ $b_n -ge $b_limit ]; then
 			mark "$(cat $dir/module) stuck: '$*' has not returned in $((b_limit / 10)) s; ending this boot"
-			echo c >/proc/sysrq-trigger
+			end_boot
 		fi
 		sleep 0.1
 		b_n=$((b_n + 1))
@@ -278,7 +290,7 @@ reset)
 	if [ -s $dir/stuck ]; then
 		mark "$(cat $dir/module) left tasks stuck in the kernel:" \
 			$(sed 's/^stuck //' $dir/stuck)
-		echo c >/proc/sysrq-trigger
+		end_boot
 	fi
 	# a device that never enumerated: this boot's USB stack may be
 	# wedged by an earlier module (a probe that waits for good without a
@@ -286,7 +298,7 @@ reset)
 	# census runs it again in a fresh guest (census.c, retry_nodev()).
 	if grep -q '^nodev ' $out; then
 		mark "$(cat $dir/module): $NODEV_RESET"
-		echo c >/proc/sysrq-trigger
+		end_boot
 	fi
 	;;
 esac

@@ -181,6 +181,12 @@ static void console_line(struct console *c, const char *line, off_t at,
 	}
 	if (!klog_report_mark(line))
 		return;
+	/* oops_end()'s panic only says that the report before it was fatal:
+	 * a line of that report, even after its end trace */
+	if (strstr(line, "not syncing: Fatal exception") && c->n_q &&
+	    c->q[c->n_q - 1].crash &&
+	    !strcmp(c->q[c->n_q - 1].scenario, c->scenario))
+		return;
 	/* a line of a report being printed ("Oops:" after "BUG:", ...),
 	 * or one that the last excerpt of this scenario's report holds */
 	if (printing(c, c->scenario) ||

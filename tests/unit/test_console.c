@@ -286,7 +286,8 @@ static void test_two_reports(void **state)
  * A BUG() on a kernel without CONFIG_DEBUG_BUGVERBOSE (the patched ones,
  * from tinyconfig; seen in `usbrig fuzz` on the KASAN kernel, a module's
  * unload): the report is the "Kernel BUG at" line, not the panic that
- * ends it, and its excerpt holds the trace.
+ * ends it, and its excerpt holds the trace; the panic after the end trace
+ * line is a line of it, not a second report.
  */
 static const char bug_terse[] =
 	"[   26.000000] usbrig: scenario begin a\r\n"
@@ -296,6 +297,8 @@ static const char bug_terse[] =
 	"[   26.170453] invalid opcode: 0000 [#1] PREEMPT SMP KASAN\r\n"
 	"[   26.171583] RIP: 0010:__x64_sys_delete_module+0x1f0/0x3b7\r\n"
 	"[   26.172483] Call Trace:\r\n"
+	"[   26.180011] ---[ end trace 0000000000000000 ]---\r\n"
+	"[   26.180012] RIP: 0010:__x64_sys_delete_module+0x1f0/0x3b7\r\n"
 	"[   26.182586] Kernel panic - not syncing: Fatal exception\r\n";
 
 static void test_bug_terse(void **state)
