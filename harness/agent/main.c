@@ -226,12 +226,10 @@ static void cmdline_opts(void)
 
 static void write_sys(const char *path, const char *val)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int ret = write_small(path, val, 0);
 
-	if (fd < 0 || write(fd, val, strlen(val)) < 0)
-		ag_log("%s: %s", path, strerror(errno));
-	if (fd >= 0)
-		close(fd);
+	if (ret)
+		ag_log("%s: %s", path, strerror(-ret));
 }
 
 /*

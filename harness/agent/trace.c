@@ -55,24 +55,6 @@ const char *tr_event_name(enum tr_event e)
 	       tr_names[e] : "?";
 }
 
-static int write_str(const char *path, const char *val, int flags)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC | flags);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	if (n < 0) {
-		int e = errno;
-
-		close(fd);
-		return -e;
-	}
-	close(fd);
-	return 0;
-}
-
 int trace_init(void)
 {
 	struct stat st;
@@ -93,22 +75,22 @@ int trace_init(void)
 		return -1;
 	}
 	/* timestamps on now_us()'s clock; the records are usable without */
-	ret = write_str(TRACEFS "/trace_clock", "mono", 0);
+	ret = write_small(TRACEFS "/trace_clock", "mono", 0);
 	if (ret)
 		ag_log("%s/trace_clock: %s", TRACEFS, strerror(-ret));
 	/* an empty buffer: nothing from before the agent */
-	write_str(TRACEFS "/trace", "", O_TRUNC);
+	write_small(TRACEFS "/trace", "", O_TRUNC);
 	for (i = 0; i < sizeof(tr_names) / sizeof(tr_names[0]); i++) {
 		strfmt(path, sizeof(path), "%s/events/usb_core/%s/enable",
 		       TRACEFS, tr_names[i]);
-		ret = write_str(path, "1", 0);
+		ret = write_small(path, "1", 0);
 		if (ret) {
 			strfmt(tr.why, sizeof(tr.why), "%s: %s", path,
 			       strerror(-ret));
 			return -1;
 		}
 	}
-	ret = write_str(TRACEFS "/tracing_on", "1", 0);
+	ret = write_small(TRACEFS "/tracing_on", "1", 0);
 	if (ret) {
 		strfmt(tr.why, sizeof(tr.why), "%s/tracing_on: %s", TRACEFS,
 		       strerror(-ret));

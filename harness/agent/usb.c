@@ -106,6 +106,18 @@ int read_small(const char *path, char *buf, size_t size)
 	return (int)n;
 }
 
+int write_small(const char *path, const char *val, int oflags)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | oflags), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
 void usb_driver_of(const char *name, char *buf, size_t size)
 {
 	char path[PATH_MAX], link[PATH_MAX];
@@ -577,7 +589,6 @@ static void remove_dynamic_ids(void)
 		return;
 	for (i = 0; i < gl.gl_pathc; i++) {
 		char ids[4096], rm[PATH_MAX], *line, *save = NULL;
-		int fd;
 
 		if (read_small(gl.gl_pathv[i], ids, sizeof(ids)) <= 0)
 			continue;
@@ -585,13 +596,13 @@ static void remove_dynamic_ids(void)
 		strcpy(strrchr(rm, '/') + 1, "remove_id");
 		for (line = strtok_r(ids, "\n", &save); line;
 		     line = strtok_r(NULL, "\n", &save)) {
-			fd = open(rm, O_WRONLY | O_CLOEXEC);
-			if (fd < 0)
+			int r = write_small(rm, line, 0);
+
+			if (r == -ENOENT)
 				break;
-			if (write(fd, line, strlen(line)) < 0)
+			if (r)
 				out_diag("cleanup: %s: %s: %s", rm, line,
-					 strerror(errno));
-			close(fd);
+					 strerror(-r));
 		}
 	}
 	globfree(&gl);
