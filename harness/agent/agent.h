@@ -197,11 +197,6 @@ int usb_detach(struct scenario_ctx *s, struct gadget *g,
 	       uint64_t deadline_us, char *saw, size_t size);
 /* "3-1:1.0" for interface intf of the active configuration. */
 int usb_intf_name(const struct gadget *g, int intf, char *buf, size_t size);
-/* A small file in one read(2), trailing newlines and spaces cut: its
- * length, or -errno. */
-int read_small(const char *path, char *buf, size_t size);
-/* val written to path in one write(2) (oflags: O_TRUNC, ...): 0 or -errno. */
-int write_small(const char *path, const char *val, int oflags);
 /* The driver the sysfs link of device/interface `name` points to ("" none). */
 void usb_driver_of(const char *name, char *buf, size_t size);
 void modules_snapshot(char ***names, size_t *n);

@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include "agent.h"
+#include "fsutil.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -105,7 +106,7 @@ static void claim_net_irqs(void)
 			continue;
 		strfmt(path, sizeof(path), "/proc/irq/%d/smp_affinity_list", irq);
 		strfmt(cpu, sizeof(cpu), "%d", dev_cpu);
-		ret = write_small(path, cpu, 0);
+		ret = fs_write_small(path, cpu, 0);
 		if (ret)
 			ag_log("IRQ %d stays where it is: %s", irq, strerror(-ret));
 		else

@@ -226,7 +226,7 @@ static void cmdline_opts(void)
 
 static void write_sys(const char *path, const char *val)
 {
-	int ret = write_small(path, val, 0);
+	int ret = fs_write_small(path, val, 0);
 
 	if (ret)
 		ag_log("%s: %s", path, strerror(-ret));

@@ -43,6 +43,7 @@
  */
 #define _GNU_SOURCE
 #include "agent.h"
+#include "fsutil.h"
 #include "plan_words.h"
 
 #include <stdlib.h>
@@ -60,12 +61,12 @@ static const char *settle_never(void)
 	char buf[4096];
 
 	if (cmdline_async < 0)
-		cmdline_async = read_small("/proc/cmdline", buf, sizeof(buf)) > 0 &&
+		cmdline_async = fs_read_small("/proc/cmdline", buf, sizeof(buf)) > 0 &&
 				strstr(buf, "async_probe");
 	why[0] = '\0';
 	if (cmdline_async)
 		strfmt(why, sizeof(why), "asynchronous probing on the command line");
-	else if (read_small("/sys/kernel/uevent_helper", buf, sizeof(buf)) > 0)
+	else if (fs_read_small("/sys/kernel/uevent_helper", buf, sizeof(buf)) > 0)
 		strfmt(why, sizeof(why), "a uevent helper may load modules (%s)",
 		       buf);
 	return why;
@@ -90,7 +91,7 @@ static bool deferred_seen(const char *intf)
 		if (p && labs(strtol(p + l, NULL, 10)) == PLAN_EPROBE_DEFER)
 			return true;
 	}
-	if (read_small(DEFERRED_PATH, buf, sizeof(buf)) <= 0)
+	if (fs_read_small(DEFERRED_PATH, buf, sizeof(buf)) <= 0)
 		return false;
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save))
@@ -142,7 +143,7 @@ bool settle_done(const char *dev, const char *intf, char *why, size_t size)
 		       dev, intf);
 		return false;
 	}
-	if (read_small("/sys/kernel/uevent_seqnum", buf, sizeof(buf)) <= 0) {
+	if (fs_read_small("/sys/kernel/uevent_seqnum", buf, sizeof(buf)) <= 0) {
 		strfmt(why, size, "no /sys/kernel/uevent_seqnum");
 		return false;
 	}

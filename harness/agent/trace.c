@@ -27,6 +27,7 @@
  */
 #define _GNU_SOURCE
 #include "agent.h"
+#include "fsutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -75,22 +76,22 @@ int trace_init(void)
 		return -1;
 	}
 	/* timestamps on now_us()'s clock; the records are usable without */
-	ret = write_small(TRACEFS "/trace_clock", "mono", 0);
+	ret = fs_write_small(TRACEFS "/trace_clock", "mono", 0);
 	if (ret)
 		ag_log("%s/trace_clock: %s", TRACEFS, strerror(-ret));
 	/* an empty buffer: nothing from before the agent */
-	write_small(TRACEFS "/trace", "", O_TRUNC);
+	fs_write_small(TRACEFS "/trace", "", O_TRUNC);
 	for (i = 0; i < sizeof(tr_names) / sizeof(tr_names[0]); i++) {
 		strfmt(path, sizeof(path), "%s/events/usb_core/%s/enable",
 		       TRACEFS, tr_names[i]);
-		ret = write_small(path, "1", 0);
+		ret = fs_write_small(path, "1", 0);
 		if (ret) {
 			strfmt(tr.why, sizeof(tr.why), "%s: %s", path,
 			       strerror(-ret));
 			return -1;
 		}
 	}
-	ret = write_small(TRACEFS "/tracing_on", "1", 0);
+	ret = fs_write_small(TRACEFS "/tracing_on", "1", 0);
 	if (ret) {
 		strfmt(tr.why, sizeof(tr.why), "%s/tracing_on: %s", TRACEFS,
 		       strerror(-ret));

@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "agent.h"
+#include "fsutil.h"
 #include "plan_words.h"
 
 #include <dirent.h>
@@ -88,36 +89,6 @@ static const struct vhci_port *vhci_find(const struct vhci_port *p, int n,
 	return NULL;
 }
 
-int read_small(const char *path, char *buf, size_t size)
-{
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	buf[0] = '\0';
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
-	return (int)n;
-}
-
-int write_small(const char *path, const char *val, int oflags)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC | oflags), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 void usb_driver_of(const char *name, char *buf, size_t size)
 {
 	char path[PATH_MAX], link[PATH_MAX];
@@ -142,7 +113,7 @@ int usb_intf_name(const struct gadget *g, int intf, char *buf, size_t size)
 		return -ENODEV;
 	strfmt(path, sizeof(path), "/sys/bus/usb/devices/%s/bConfigurationValue",
 		 g->dev);
-	n = read_small(path, val, sizeof(val));
+	n = fs_read_small(path, val, sizeof(val));
 	if (n <= 0)
 		return -ENODEV;	/* gone, or not configured */
 	strfmt(buf, size, "%s:%s.%d", g->dev, val, intf);
@@ -170,7 +141,7 @@ static void server_log_tail(const struct scenario_ctx *s, char *buf,
 {
 	char log[4096];
 
-	if (read_small(s->server_log, log, sizeof(log)) <= 0) {
+	if (fs_read_small(s->server_log, log, sizeof(log)) <= 0) {
 		strfmt(buf, size, "(no output)");
 		return;
 	}
@@ -227,7 +198,7 @@ int usb_server_start(struct scenario_ctx *s, char *saw, size_t size)
 
 	deadline = now_us() + SERVER_START_MS * 1000ull;
 	for (;;) {
-		if (read_small(port_file, val, sizeof(val)) > 0) {
+		if (fs_read_small(port_file, val, sizeof(val)) > 0) {
 			s->server_port = atoi(val);
 			return 0;
 		}
@@ -286,7 +257,7 @@ static int attach_port_from_records(const struct gadget *g,
 
 		if (p < 0 || p >= VHCI_PORTS_MAX || used_before[p])
 			continue;
-		if (read_small(gl.gl_pathv[i], rec, sizeof(rec)) <= 0)
+		if (fs_read_small(gl.gl_pathv[i], rec, sizeof(rec)) <= 0)
 			continue;
 		if (sscanf(rec, "%127s %31s %31s", host, tport, busid) != 3)
 			continue;
@@ -590,13 +561,13 @@ static void remove_dynamic_ids(void)
 	for (i = 0; i < gl.gl_pathc; i++) {
 		char ids[4096], rm[PATH_MAX], *line, *save = NULL;
 
-		if (read_small(gl.gl_pathv[i], ids, sizeof(ids)) <= 0)
+		if (fs_read_small(gl.gl_pathv[i], ids, sizeof(ids)) <= 0)
 			continue;
 		strfmt(rm, sizeof(rm), "%s", gl.gl_pathv[i]);
 		strcpy(strrchr(rm, '/') + 1, "remove_id");
 		for (line = strtok_r(ids, "\n", &save); line;
 		     line = strtok_r(NULL, "\n", &save)) {
-			int r = write_small(rm, line, 0);
+			int r = fs_write_small(rm, line, 0);
 
 			if (r == -ENOENT)
 				break;

@@ -31,6 +31,14 @@ char *fs_read_file(const char *path, size_t max, size_t *len);
  * 0 or -errno. */
 int fs_write_all(int fd, const void *buf, size_t len);
 
+/* A small file (sysfs, procfs) in one read(2), NUL-terminated, trailing
+ * newlines and spaces cut: its length, or -errno. */
+int fs_read_small(const char *path, char *buf, size_t size);
+
+/* val written to path in one write(2), as sysfs takes it (oflags: O_TRUNC,
+ * ...): 0 or -errno. */
+int fs_write_small(const char *path, const char *val, int oflags);
+
 /* Remove path and all below it (like `rm -rf`; links are not followed).
  * Best effort: what cannot be removed stays. */
 void fs_rm_rf(const char *path);
