@@ -195,8 +195,11 @@ int usb_attach(struct scenario_ctx *s, struct gadget *g, int mode,
 	       uint64_t deadline_us, char *saw, size_t size);
 int usb_detach(struct scenario_ctx *s, struct gadget *g,
 	       uint64_t deadline_us, char *saw, size_t size);
+/* g's device name ("3-1") once it has an address on its vhci port, ""
+ * before (an `attach no-wait` leaves it to the steps that need it). */
+const char *usb_gadget_dev(struct gadget *g);
 /* "3-1:1.0" for interface intf of the active configuration. */
-int usb_intf_name(const struct gadget *g, int intf, char *buf, size_t size);
+int usb_intf_name(struct gadget *g, int intf, char *buf, size_t size);
 /* The driver the sysfs link of device/interface `name` points to ("" none). */
 void usb_driver_of(const char *name, char *buf, size_t size);
 void modules_snapshot(char ***names, size_t *n);

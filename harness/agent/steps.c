@@ -134,7 +134,7 @@ static int subst(const char *in, char *out, size_t size, char *err,
 		if (!strcmp(field, "busid")) {
 			strfmt(val, sizeof(val), "%s", g->busid);
 		} else if (!strcmp(field, "dev")) {
-			if (!g->dev[0]) {
+			if (!usb_gadget_dev(g)[0]) {
 				strfmt(err, errlen, "${%s.dev}: %s has no device (not attached?)",
 					 id, id);
 				return -1;

@@ -104,12 +104,27 @@ void usb_driver_of(const char *name, char *buf, size_t size)
 		 link);
 }
 
-int usb_intf_name(const struct gadget *g, int intf, char *buf, size_t size)
+const char *usb_gadget_dev(struct gadget *g)
+{
+	struct vhci_port ports[VHCI_PORTS_MAX];
+	const struct vhci_port *p;
+	int n;
+
+	if (g->dev[0] || g->port < 0)
+		return g->dev;
+	n = vhci_ports(ports, VHCI_PORTS_MAX);
+	p = vhci_find(ports, n, g->port);
+	if (p && p->status == 6 && strcmp(p->busid, "0-0"))
+		strfmt(g->dev, sizeof(g->dev), "%s", p->busid);
+	return g->dev;
+}
+
+int usb_intf_name(struct gadget *g, int intf, char *buf, size_t size)
 {
 	char path[PATH_MAX], val[32];
 	int n;
 
-	if (!g->dev[0])
+	if (!usb_gadget_dev(g)[0])
 		return -ENODEV;
 	strfmt(path, sizeof(path), "/sys/bus/usb/devices/%s/bConfigurationValue",
 		 g->dev);
@@ -372,17 +387,8 @@ int usb_attach(struct scenario_ctx *s, struct gadget *g, int mode,
 	/* the usb_device's own bind (DRIVER=usb) comes after
 	 * usb_set_configuration() registered and probed its interfaces */
 	for (;;) {
-		const struct vhci_port *p;
-
 		ev_pump(0);
-		if (!g->dev[0]) {
-			n = vhci_ports(ports, VHCI_PORTS_MAX);
-			p = vhci_find(ports, n, g->port);
-			if (p && p->status == 6 && strcmp(p->busid, "0-0"))
-				strfmt(g->dev, sizeof(g->dev), "%s",
-					 p->busid);
-		}
-		if (g->dev[0] &&
+		if (usb_gadget_dev(g)[0] &&
 		    uev_find(g->dev, "bind", "usb_device", "usb", start))
 			break;
 		if (s->server_dead || now_us() >= deadline_us) {

@@ -3,13 +3,14 @@
 #
 # tests/faults/check.sh USBRIG OUT - the rig under faults (make check-faults).
 #
-# One run, one job, of four faults each followed by a good scenario:
+# One run, one job, of five faults each followed by a good scenario:
 #   server-killed    usbrig-gadget killed in the middle of a transfer
 #   connection-cut   the device's TCP connection closed mid-transfer
 #   guest-panic      the guest panics during a step
 #   guest-hang       the guest hangs without a word (every CPU spinning)
+#   driver-hung      a driver stuck in probe: the kernel's hung-task report
 # Each fault must fail with its cause in the report, each good neighbour
-# pass, the JUnit file must be there with all eight, and the run must end
+# pass, the JUnit file must be there with all ten, and the run must end
 # within the scenarios' own timeouts (plus boots).  Then a guest that
 # never boots: exit 125 (cannot test).  Exit 0 when all hold.
 
@@ -20,7 +21,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 rm -f "$out"/*.scenario "$out"/faults.xml "$out"/faults.ktap
 
-faults="server-killed connection-cut guest-panic guest-hang"
+faults="server-killed connection-cut guest-panic guest-hang driver-hung"
 list=
 for f in $faults; do
 	cp "$here/$f.scenario" "$out/$f.scenario"
@@ -41,11 +42,11 @@ say() { echo "faults: $*"; }
 no() { say "FAIL: $*"; bad=$((bad + 1)); }
 
 [ $rc -eq 1 ] || no "usbrig exited $rc (want 1: some scenarios failed)"
-# the scenarios' timeouts (60+60+60+20 and 4 x 60) and a few boots
-[ $took -le 600 ] || no "the run took $took s"
+# the scenarios' timeouts (60+60+60+20+60 and 5 x 60) and a few boots
+[ $took -le 660 ] || no "the run took $took s"
 if [ -s "$out/faults.xml" ]; then
 	n=$(grep -c '<testcase ' "$out/faults.xml")
-	[ "$n" -eq 8 ] || no "JUnit has $n test cases, not 8"
+	[ "$n" -eq 10 ] || no "JUnit has $n test cases, not 10"
 else
 	no "no JUnit file"
 fi
@@ -76,6 +77,7 @@ expect_fail fault-server-killed "usbrig-gadget"
 expect_fail fault-connection-cut "no configured device\|lcd_write"
 expect_fail fault-guest-panic "sysrq"
 expect_fail fault-guest-hang "ran over its timeout"
+expect_fail fault-driver-hung "blocked for more than"
 for f in $faults; do
 	if grep -q "^ok [0-9]* after-$f\$" "$out/faults.ktap"; then
 		say "after-$f passed"
@@ -98,5 +100,5 @@ elif ! grep -q "did not run" "$out/no-boot.xml" 2>/dev/null; then
 else
 	say "a guest that does not boot: exit 125, JUnit written"
 fi
-say "$((9 - bad)) of 9 held, $took s; KTAP $out/faults.ktap"
+say "$((11 - bad)) of 11 held, $took s; KTAP $out/faults.ktap"
 [ $bad -eq 0 ]
