@@ -477,9 +477,10 @@ static int emit_bos(struct desc_out *o, const struct gd_device *dev)
  * the code point in *cp.  An ill-formed sequence (overlong, surrogate,
  * beyond U+10FFFF, truncated, stray continuation) becomes one U+FFFD for
  * its maximal well-formed prefix (Unicode 15.0, 3.9 "U+FFFD Substitution of
- * Maximal Subparts"), so each bad spot costs one replacement character.
+ * Maximal Subparts"), so each bad spot costs one replacement character;
+ * *bad (when given) is then set.
  */
-static size_t utf8_next(const uint8_t *s, size_t n, uint32_t *cp)
+static size_t utf8_next(const uint8_t *s, size_t n, uint32_t *cp, bool *bad)
 {
 	uint8_t c = s[0], lo = 0x80, hi = 0xbf;
 	size_t need, i;
@@ -508,11 +509,15 @@ static size_t utf8_next(const uint8_t *s, size_t n, uint32_t *cp)
 			hi = 0x8f;	/* beyond U+10FFFF */
 	} else {
 		*cp = 0xfffd;
+		if (bad)
+			*bad = true;
 		return 1;
 	}
 	for (i = 1; i <= need; i++) {
 		if (i >= n || s[i] < lo || s[i] > hi) {
 			*cp = 0xfffd;
+			if (bad)
+				*bad = true;
 			return i;
 		}
 		v = v << 6 | (s[i] & 0x3f);
@@ -521,6 +526,21 @@ static size_t utf8_next(const uint8_t *s, size_t n, uint32_t *cp)
 	}
 	*cp = v;
 	return need + 1;
+}
+
+long desc_utf16_units(const char *str, size_t n)
+{
+	const uint8_t *s = (const uint8_t *)str;
+	size_t pos = 0;
+	bool bad = false;
+	long units = 0;
+	uint32_t cp;
+
+	while (pos < n) {
+		pos += utf8_next(s + pos, n - pos, &cp, &bad);
+		units += cp >= 0x10000 ? 2 : 1;
+	}
+	return bad ? -1 : units;
 }
 
 /* A UTF-8 string as a string descriptor, cut at 126 UTF-16 units (bLength
@@ -537,7 +557,7 @@ static int emit_utf16_string(struct desc_out *o, const char *str)
 	if (!h)
 		return -ENOSPC;
 	while (pos < n) {
-		pos += utf8_next(s + pos, n - pos, &cp);
+		pos += utf8_next(s + pos, n - pos, &cp, NULL);
 		if (cp < 0x10000) {
 			if (units + 1 > DESC_STRING_MAX_UNITS)
 				break;

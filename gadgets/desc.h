@@ -22,6 +22,9 @@ int desc_device(const struct gd_device *dev, uint8_t *dst, size_t len);
 int desc_config(const struct gd_device *dev, size_t idx, uint8_t type,
 		uint8_t *dst, size_t len);
 /* index 0: the LANGID table; else the string as UTF-16LE (or its raw form) */
+/* UTF-16 code units of the n bytes of UTF-8 at s, or -1 when they are not
+ * well-formed UTF-8 (overlong, surrogate, truncated, beyond U+10FFFF). */
+long desc_utf16_units(const char *s, size_t n);
 int desc_string(const struct gd_device *dev, uint8_t index, uint8_t *dst,
 		size_t len);
 int desc_qualifier(const struct gd_device *dev, uint8_t *dst, size_t len);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <linux/usb/ch9.h>
 
+#include "desc.h"
 #include "script_int.h"
 #include "util.h"
 
@@ -129,47 +130,6 @@ int cur_end(struct cur *c)
 		       tok_text(c->st->kw).s, tok_desc(t).s);
 }
 
-/* a quoted string fit for a string descriptor: valid UTF-8, no NUL, at
- * most STRING_MAX_UNITS UTF-16 code units */
-static long ps_utf16_units(const unsigned char *s, size_t n)
-{
-	long units = 0;
-	size_t i = 0, j, k;
-
-	while (i < n) {
-		uint32_t cp = s[i];
-
-		if (cp < 0x80) {
-			k = 0;
-		} else if ((cp & 0xe0) == 0xc0) {
-			cp &= 0x1f;
-			k = 1;
-		} else if ((cp & 0xf0) == 0xe0) {
-			cp &= 0x0f;
-			k = 2;
-		} else if ((cp & 0xf8) == 0xf0) {
-			cp &= 0x07;
-			k = 3;
-		} else {
-			return -1;
-		}
-		if (k >= n - i)
-			return -1;
-		for (j = 1; j <= k; j++) {
-			if ((s[i + j] & 0xc0) != 0x80)
-				return -1;
-			cp = cp << 6 | (s[i + j] & 0x3f);
-		}
-		if ((k == 1 && cp < 0x80) || (k == 2 && cp < 0x800) ||
-		    (k == 3 && cp < 0x10000) || cp > 0x10ffff ||
-		    (cp >= 0xd800 && cp <= 0xdfff))
-			return -1;
-		units += cp >= 0x10000 ? 2 : 1;
-		i += k + 1;
-	}
-	return units;
-}
-
 int cur_text(struct cur *c, const struct tok **out)
 {
 	const struct tok *t = cur_peek(c);
@@ -184,7 +144,7 @@ int cur_text(struct cur *c, const struct tok **out)
 	if (memchr(t->text, 0, t->len))
 		return ps_fail(c->ps, t, "%s: a NUL byte cannot be part of this string",
 			       tok_text(c->st->kw).s);
-	units = ps_utf16_units((const unsigned char *)t->text, t->len);
+	units = desc_utf16_units(t->text, t->len);
 	if (units < 0)
 		return ps_fail(c->ps, t, "%s: not valid UTF-8",
 			       tok_text(c->st->kw).s);

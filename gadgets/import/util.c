@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "desc.h"
 #include "import.h"
 
 int imp_err(struct imp_error *err, const char *fmt, ...)
@@ -164,13 +165,44 @@ int imp_add_in_packet(struct imp_dev *d, uint8_t ep, const uint8_t *data,
 	return 0;
 }
 
+/*
+ * A dump's text that is not UTF-8 was re-encoded on its way (a bug
+ * tracker, a mail in Latin-1): the kernel and lsusb print strings as UTF-8.
+ * Read it as Latin-1, each byte its own character, and say so.
+ */
+static char *latin1_to_utf8(const char *in)
+{
+	const unsigned char *p = (const unsigned char *)in;
+	char *out = malloc(2 * strlen(in) + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (; *p; p++) {
+		if (*p < 0x80) {
+			*o++ = (char)*p;
+		} else {
+			*o++ = (char)(0xc0 | *p >> 6);
+			*o++ = (char)(0x80 | (*p & 0x3f));
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
 int imp_set_string(struct imp_dev *d, uint8_t index, const char *utf8)
 {
 	char *s;
 
 	if (!index)
 		return -EINVAL;
-	s = strdup(utf8);
+	if (desc_utf16_units(utf8, strlen(utf8)) < 0) {
+		s = latin1_to_utf8(utf8);
+		if (s)
+			imp_note(d, "string %u is not UTF-8: read as Latin-1 (\"%s\"); was the dump re-encoded?",
+				 index, s);
+	} else {
+		s = strdup(utf8);
+	}
 	if (!s)
 		return -ENOMEM;
 	free(d->strings[index]);
