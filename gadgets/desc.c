@@ -440,8 +440,10 @@ static int emit_bos(struct desc_out *o, const struct gd_device *dev)
 	h = out_take(o, USB_DT_BOS_SIZE);
 	if (!h)
 		return -ENOSPC;
-	h[0] = USB_DT_BOS_SIZE;
-	h[1] = USB_DT_BOS;
+	h[0] = bos->bLength_override >= 0 ?
+	       (uint8_t)bos->bLength_override : USB_DT_BOS_SIZE;
+	h[1] = bos->bDescriptorType_override >= 0 ?
+	       (uint8_t)bos->bDescriptorType_override : USB_DT_BOS;
 	put_le16(h + 2, 0);	/* wTotalLength: known at the end */
 	if (bos->generated_caps) {
 		ret = emit_usb2_ext_cap(o, dev);

@@ -212,6 +212,9 @@ struct gd_bos {
 	struct gd_blob extra;	/* raw capability descriptors, appended */
 	int wTotalLength_override;
 	int bNumDeviceCaps_override;
+	int bLength_override;		/* -1: 5 */
+	int bDescriptorType_override;	/* -1: 0x0f; a device may answer
+					 * GET_DESCRIPTOR(BOS) with another */
 };
 
 struct gd_device {

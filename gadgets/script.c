@@ -75,6 +75,8 @@ int script_parse(const char *name, const char *text, size_t len,
 	dev->bos.generated_caps = true;
 	dev->bos.wTotalLength_override = -1;
 	dev->bos.bNumDeviceCaps_override = -1;
+	dev->bos.bLength_override = -1;
+	dev->bos.bDescriptorType_override = -1;
 	dev->path = strdup(ps.name);
 	if (!dev->path) {
 		rc = ps_oom(&ps);

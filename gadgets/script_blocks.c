@@ -864,7 +864,7 @@ static const struct kw_def control_kws[] = {
 
 /* ---- bos { .. } ---- */
 
-enum { B_GEN, B_TOTAL, B_NCAPS };
+enum { B_GEN, B_TOTAL, B_NCAPS, B_BLEN, B_TYPE };
 
 static int kw_bosraw(struct blk *b, const struct stmt *st,
 		     const struct kw_def *d)
@@ -882,6 +882,9 @@ static const struct kw_def bos_kws[] = {
 	KW("raw", kw_bosraw, NOBLK, -1, 0, 0),
 	OVR("wTotalLength", struct gd_bos, wTotalLength_override, 16, B_TOTAL),
 	OVR("bNumDeviceCaps", struct gd_bos, bNumDeviceCaps_override, 8, B_NCAPS),
+	OVR("bLength", struct gd_bos, bLength_override, 8, B_BLEN),
+	OVR("bDescriptorType", struct gd_bos, bDescriptorType_override, 8,
+	    B_TYPE),
 };
 
 /* ---- device { .. } ---- */

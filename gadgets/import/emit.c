@@ -960,6 +960,11 @@ static int write_script(const struct imp_set *set, const struct imp_dev *d,
 		if (le16(d->bos.data + 2) != d->bos.len)
 			out(o, "        wTotalLength %u\n", le16(d->bos.data + 2));
 		out(o, "        bNumDeviceCaps %u\n", d->bos.data[4]);
+		if (d->bos.data[0] != 5)
+			out(o, "        bLength %u\n", d->bos.data[0]);
+		if (d->bos.data[1] != DT_BOS)
+			out(o, "        bDescriptorType 0x%02x\t# not BOS (0x0f)\n",
+			    d->bos.data[1]);
 		out(o, "    }\n");
 	} else if (bcd >= 0x0201) {
 		out(o, "    bos %s\n", lsusb ? "off" : "on");

@@ -252,6 +252,8 @@ void fx_model_init(struct gd_device *m, char *name)
 	m->bLength_override = -1;
 	m->bos.wTotalLength_override = -1;
 	m->bos.bNumDeviceCaps_override = -1;
+	m->bos.bLength_override = -1;
+	m->bos.bDescriptorType_override = -1;
 }
 
 void fx_config_init(struct gd_config *cfg, struct gd_alt *alts,

@@ -54,6 +54,8 @@ static struct gd_device *dev_new(enum usbip_speed speed, uint16_t bcdUSB,
 	d->bLength_override = -1;
 	d->bos.wTotalLength_override = -1;
 	d->bos.bNumDeviceCaps_override = -1;
+	d->bos.bLength_override = -1;
+	d->bos.bDescriptorType_override = -1;
 	d->configs = calloc(n_configs, sizeof(*d->configs));
 	assert_true(d->configs || !n_configs);
 	d->n_configs = n_configs;
@@ -745,7 +747,7 @@ static void test_overrides(void **state)
 		0x0f, 0x00, 0x00, 0x00,
 	};
 	static const uint8_t want_bos[] = {
-		0x05, 0x0f,
+		0x09, 0x02,	/* bLength 9, bDescriptorType 2 overrides */
 		0xff, 0xff,	/* wTotalLength override 65535 */
 		0x09,		/* bNumDeviceCaps override 9 */
 		0x07, 0x10, 0x02, 0x02, 0x00, 0x00, 0x00,
@@ -788,6 +790,8 @@ static void test_overrides(void **state)
 	d->bos.extra.len = 0;
 	d->bos.wTotalLength_override = 0xffff;
 	d->bos.bNumDeviceCaps_override = 9;
+	d->bos.bLength_override = 9;
+	d->bos.bDescriptorType_override = USB_DT_CONFIG;
 	expect_bytes(desc_bos(d, buf, BUF_SIZE), want_bos, sizeof(want_bos));
 	dev_free(d);
 }

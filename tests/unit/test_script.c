@@ -705,7 +705,11 @@ static void test_faults_and_bos(void **state)
 		"  raw 03 10 0a\n"
 		"  wTotalLength 5\n"
 		"  bNumDeviceCaps 0\n"
+		"  bLength 9\n"
+		"  bDescriptorType 0x02\n"
 		" }\n"));
+	assert_int_equal(dev->bos.bLength_override, 9);
+	assert_int_equal(dev->bos.bDescriptorType_override, 2);
 	assert_int_equal(dev->faults.disconnect_after_urbs, 100);
 	assert_int_equal(dev->faults.disconnect_after_ms, 2000);
 	assert_true(dev->bos.present);	/* a block asks for it at any bcdUSB */
