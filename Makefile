@@ -281,9 +281,10 @@ check-soak: $(VM_BINS)
 # check-faults (in make check): the rig under faults, each followed by a
 # good scenario in the same run: usbrig-gadget killed mid-transfer, the
 # device's connection cut mid-transfer, a guest panic, a guest that hangs
-# without a word, a driver stuck in probe (the kernel's hung-task report).
-# Each fault must fail with its cause, each neighbour pass, the JUnit file
-# list all ten (tests/faults/check.sh).
+# without a word, a driver stuck in probe (the kernel's hung-task report),
+# a driver's oops in a shell and in the agent's own step.  Each fault must
+# fail with its cause, each neighbour pass on an untainted kernel, the
+# JUnit file list all fourteen (tests/faults/check.sh).
 .PHONY: check-faults
 check-faults: $(VM_BINS) $(GUEST_TOOLS)
 	tests/faults/check.sh $(HOST_BIN) $(BUILD)/faults

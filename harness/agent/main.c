@@ -41,6 +41,45 @@ static int out_fd = 1;
 /* the plan's `kernel patched`: the host booted the kernel of kernel-patch/ */
 static bool host_says_patched;
 
+/*
+ * A kernel that oopsed is not one to test on: the oops may have died
+ * holding locks, and a tainted kernel turns detectors off (the hung-task
+ * check returns early once TAINT_DIE is set, kernel/hung_task.c).  So the
+ * scenario in which the kernel took one of these taints is the boot's
+ * last: the agent ends the plan there, and the host runs the rest in a
+ * fresh guest.  Bits of /proc/sys/kernel/tainted (kernel/panic.c):
+ * B (5) a bad page, which KASAN's reports also set; D (7) an oops or BUG.
+ * W (9), a WARN, leaves the kernel usable and does not end the boot.
+ */
+#define TAINT_LAST_SCENARIO	((1ul << 5) | (1ul << 7))
+
+static unsigned long taint_at_start;	/* the kernel's when the agent began */
+static bool kernel_spoilt;		/* the plan ends after this scenario */
+
+static unsigned long kernel_taint(void)
+{
+	char buf[32];
+
+	if (fs_read_small("/proc/sys/kernel/tainted", buf, sizeof(buf)) < 0)
+		return 0;
+	return strtoul(buf, NULL, 10);
+}
+
+/* The taints of TAINT_LAST_SCENARIO the kernel took since the agent began,
+ * as letters ("D", "BD"), or "" for none. */
+static const char *new_taints(char *buf, size_t size)
+{
+	unsigned long now = kernel_taint() & ~taint_at_start;
+	size_t w = 0;
+
+	if ((now & (1ul << 5)) && w + 1 < size)
+		buf[w++] = 'B';
+	if ((now & (1ul << 7)) && w + 1 < size)
+		buf[w++] = 'D';
+	buf[w] = '\0';
+	return buf;
+}
+
 void strfmt(char *buf, size_t size, const char *fmt, ...)
 {
 	va_list ap;
@@ -325,8 +364,8 @@ static void run_scenario(char **lines, int nl)
 	char copy[PLAN_LINE_MAX + 1];
 	struct scenario_ctx *s;
 	char saw[AG_TEXT_MAX], skip_why[AG_TEXT_MAX] = "";
-	char bad_busid[AG_ID_MAX + 32] = "";
-	bool failed = false, need_patched = false;
+	char bad_busid[AG_ID_MAX + 32] = "", tainted[8];
+	bool failed = false, need_patched = false, oopsed = false;
 	unsigned long to = 60000;
 	int n, i, rc;
 
@@ -443,6 +482,15 @@ static void run_scenario(char **lines, int nl)
 			strfmt(skip_why, sizeof(skip_why), "%s, and the steps "
 			       "after it may need it removed (line %d)",
 			       PLAN_WHY_BUILTIN, line);
+		if (!oopsed && strchr(new_taints(tainted, sizeof(tainted)),
+				      'D')) {
+			/* a task died in the kernel, most likely holding a
+			 * device's lock: a step that needs the device, the
+			 * cleanup's detach, would wait for ever */
+			oopsed = true;
+			strfmt(skip_why, sizeof(skip_why), "the kernel oopsed "
+			       "(taint D): nothing more runs on it");
+		}
 	}
 	ev_pump(0);
 	if (!failed && s->server_dead) {
@@ -451,7 +499,16 @@ static void run_scenario(char **lines, int nl)
 		out_result("fail", 0, "gadget server",
 			   server_exit(s, saw, sizeof(saw)), NULL);
 	}
-	usb_cleanup(s);
+	if (oopsed)
+		out_diag("cleanup skipped: the kernel oopsed, and the guest is stopped after this scenario");
+	else
+		usb_cleanup(s);
+	if (new_taints(tainted, sizeof(tainted))[0]) {
+		out_diag("the kernel is tainted %s (%s) since this scenario began: the scenarios after it run in a fresh guest",
+			 tainted, strchr(tainted, 'D') ? "an oops" :
+			 "a bad page or a KASAN report");
+		kernel_spoilt = true;
+	}
 	/* every kernel line of the scenario, cleanup included, is before it
 	 * in the console */
 	kmsg_mark(PLAN_MARK_END, s->name);
@@ -466,6 +523,7 @@ static void run_plan(char *plan)
 	char **lines = NULL;
 	int nl = 0, cap = 0;
 	char *p = plan, *nlc;
+	char tainted[8];
 	bool in = false;
 
 	for (; *p; p = nlc ? nlc + 1 : p + strlen(p)) {
@@ -516,6 +574,14 @@ static void run_plan(char *plan)
 			run_scenario(lines, nl);
 			in = false;
 			nl = 0;
+			if (kernel_spoilt) {
+				/* after the scenario's `end`: the host stops
+				 * the guest, whose poweroff may hang on a lock
+				 * the oops left held */
+				out_line("spoilt %s",
+					 new_taints(tainted, sizeof(tainted)));
+				break;
+			}
 		}
 	}
 	if (in)
@@ -537,6 +603,7 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	write_sys("/sys/module/kernel/parameters/initcall_debug", "1");
+	taint_at_start = kernel_taint();
 	ev_init();
 	trace_init();
 	cmdline_opts();

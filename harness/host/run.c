@@ -52,6 +52,7 @@
 #define GRACE_BOOT_S		120	/* vm.c enforces boot_timeout first;
 					 * this also covers the initramfs */
 #define GRACE_IDLE_S		30
+#define GRACE_SPOILT_S		10	/* for the console to catch up */
 
 /*
  * A scenario of the running boot, as the agent and the console tell it.
@@ -99,6 +100,9 @@ struct job {
 	double t_spawn, t_line, t_begin;
 	unsigned int idle_s;
 	bool boot_failed;	/* some scenario of this boot failed */
+	char spoilt[256];	/* the agent's `spoilt`: why the boot stops */
+	int spoilt_idx;		/* the scenario it came after */
+	double t_spoilt;
 	struct save_buf save;
 	int dead_boots;		/* boots in a row where nothing began */
 };
@@ -590,6 +594,7 @@ static int spawn_boot(struct run *ru, struct job *j)
 	j->t_line = j->t_spawn;
 	j->idle_s = max_t + GRACE_IDLE_S;
 	j->boot_failed = false;
+	j->spoilt[0] = '\0';
 	if (o->verbose)
 		fprintf(stderr, "usbrig: job %d boot %d: %d scenario(s), %s\n",
 			j->id, j->boot, n_rem, j->dir);
@@ -796,6 +801,29 @@ static struct boot_sc *boot_sc_named(struct run *ru, struct job *j,
 	return NULL;
 }
 
+static void kill_boot(struct run *ru, struct job *j, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * The agent said `spoilt` (its kernel oopsed): it runs nothing more, and
+ * the guest is stopped here, not left to power off, which may hang on a
+ * lock the oops left held; what is left goes to the next boot.  Once the
+ * console has passed the end marker of the scenario it came after (every
+ * report of that scenario is in, console.h), or GRACE_SPOILT_S later.
+ */
+static void stop_if_spoilt(struct run *ru, struct job *j)
+{
+	struct boot_sc *b;
+
+	if (!j->spoilt[0] || !j->pid)
+		return;
+	b = boot_sc_of(j, j->spoilt_idx);
+	if (b && (int)(b - j->bs) >= j->con_closed &&
+	    now_s(ru) - j->t_spoilt < GRACE_SPOILT_S)
+		return;
+	kill_boot(ru, j, "%s", j->spoilt);
+}
+
 /* Its result is final: with its part of the console, from its begin
  * marker to its end (or to the next begin marker), or else from where
  * the console was at its `begin`. */
@@ -875,6 +903,7 @@ static void on_mark(struct run *ru, struct job *j, char *line)
 	if (closed > j->con_closed)
 		j->con_closed = closed;
 	settle(ru, j);
+	stop_if_spoilt(ru, j);
 }
 
 /* ---- save -------------------------------------------------------------- */
@@ -1104,6 +1133,15 @@ static void on_agent_line(struct run *ru, struct job *j, char *line)
 		}
 		return;
 	}
+	if (!res && !strcmp(t[0].s, "spoilt") && n >= 2 && j->last >= 0) {
+		snprintf(j->spoilt, sizeof(j->spoilt), "the kernel took taint "
+			 "%s in %s; the scenarios after it run in a fresh "
+			 "guest", t[1].s, ru->sc[j->last]->name);
+		j->spoilt_idx = j->last;
+		j->t_spoilt = now;
+		stop_if_spoilt(ru, j);
+		return;
+	}
 	if (!res) {
 		/* diag between scenarios: the last one's cleanup (unless its
 		 * result is out already) */
@@ -1173,6 +1211,18 @@ unknown:
 			line);
 }
 
+/* Did the report kill the agent?  From its first line "what" on in the
+ * excerpt: a die() of the kernel's (its header "Oops: 0000 [#1]",
+ * "general protection fault, ...: 0000 [#1]", "invalid opcode: 0000
+ * [#1]": the task is killed; a WARNING or a KASAN report goes on) in a
+ * task named usbrig-agent. */
+static bool agent_killed(const char *what, const char *excerpt)
+{
+	const char *p = strstr(excerpt, what);
+
+	return p && strstr(p, " [#") && strstr(p, " Comm: usbrig-agent ");
+}
+
 /*
  * C "what" "excerpt" "scenario": a report fails the scenario the console
  * puts it in (unless it expects it: rp_crash).  One from before any
@@ -1211,6 +1261,12 @@ static void on_crash(struct run *ru, struct job *j, char *line)
 	fprintf(stderr, "usbrig: job %d: kernel crash report in %s%s: %s\n",
 		j->id, res->sc->name,
 		rp_crash(res, t[0].s, t[1].s) ? " (expected)" : "", t[0].s);
+	/* an oops in the agent's own system call (a step's write) killed
+	 * it: nothing more comes from this boot, no use waiting for the
+	 * scenario's timeout */
+	if (res->begun && !res->ended && agent_killed(t[0].s, t[1].s))
+		kill_boot(ru, j, "the kernel's report killed usbrig-agent, "
+			  "in a step's system call");
 }
 
 static void on_line(struct run *ru, struct job *j, char *line)
@@ -1315,9 +1371,6 @@ static void end_boot(struct run *ru, struct job *j, int status)
 }
 
 static void kill_boot(struct run *ru, struct job *j, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void kill_boot(struct run *ru, struct job *j, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -1354,6 +1407,7 @@ static void check_deadlines(struct run *ru, struct job *j)
 	if (j->n_begun && now - j->t_line > j->idle_s + GRACE_IDLE_S)
 		kill_boot(ru, j, "the guest was silent for %.0fs",
 			  now - j->t_line);
+	stop_if_spoilt(ru, j);
 }
 
 /* Read what the child wrote; split lines.  false at EOF. */

@@ -3,16 +3,21 @@
 #
 # tests/faults/check.sh USBRIG OUT - the rig under faults (make check-faults).
 #
-# One run, one job, of five faults each followed by a good scenario:
-#   server-killed    usbrig-gadget killed in the middle of a transfer
+# One run, one job, of seven faults each followed by a good scenario:
+#   agent-oops       an oops in the agent's own step kills usbrig-agent
 #   connection-cut   the device's TCP connection closed mid-transfer
-#   guest-panic      the guest panics during a step
-#   guest-hang       the guest hangs without a word (every CPU spinning)
 #   driver-hung      a driver stuck in probe: the kernel's hung-task report
+#   driver-oops      a driver's oops in a child of the agent, a device's
+#                    lock left held
+#   guest-hang       the guest hangs without a word (every CPU spinning)
+#   guest-panic      the guest panics during a step
+#   server-killed    usbrig-gadget killed in the middle of a transfer
 # Each fault must fail with its cause in the report, each good neighbour
-# pass, the JUnit file must be there with all ten, and the run must end
-# within the scenarios' own timeouts (plus boots).  Then a guest that
-# never boots: exit 125 (cannot test).  Exit 0 when all hold.
+# (which also checks that its kernel has not oopsed) pass, the JUnit file
+# must be there with all fourteen, and the run must end within the
+# scenarios' own timeouts (plus boots); the oopses must not wait for
+# theirs.  Then a guest that never boots: exit 125 (cannot test).  Exit 0
+# when all hold.
 
 set -u
 usbrig=$1
@@ -21,13 +26,16 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 rm -f "$out"/*.scenario "$out"/faults.xml "$out"/faults.ktap
 
-faults="server-killed connection-cut guest-panic guest-hang driver-hung"
+# usbrig runs scenarios sorted by name: fault-X-next comes right after
+# fault-X, in its boot or, when fault-X ends the boot, in the next one
+faults="agent-oops connection-cut driver-hung driver-oops guest-hang
+guest-panic server-killed"
 list=
 for f in $faults; do
 	cp "$here/$f.scenario" "$out/$f.scenario"
-	sed "s/^name fault-neighbour$/name after-$f/" "$here/good.scenario" \
-		>"$out/after-$f.scenario"
-	list="$list $out/$f.scenario $out/after-$f.scenario"
+	sed "s/^name fault-neighbour$/name fault-$f-next/" \
+		"$here/good.scenario" >"$out/$f-next.scenario"
+	list="$list $out/$f.scenario $out/$f-next.scenario"
 done
 
 t0=$(date +%s)
@@ -42,11 +50,12 @@ say() { echo "faults: $*"; }
 no() { say "FAIL: $*"; bad=$((bad + 1)); }
 
 [ $rc -eq 1 ] || no "usbrig exited $rc (want 1: some scenarios failed)"
-# the scenarios' timeouts (60+60+60+20+60 and 5 x 60) and a few boots
-[ $took -le 660 ] || no "the run took $took s"
+# the scenarios' timeouts (40+60+60+40+20+60+60 and 7 x 60) and a few
+# boots
+[ $took -le 840 ] || no "the run took $took s"
 if [ -s "$out/faults.xml" ]; then
 	n=$(grep -c '<testcase ' "$out/faults.xml")
-	[ "$n" -eq 10 ] || no "JUnit has $n test cases, not 10"
+	[ "$n" -eq 14 ] || no "JUnit has $n test cases, not 14"
 else
 	no "no JUnit file"
 fi
@@ -78,11 +87,23 @@ expect_fail fault-connection-cut "no configured device\|lcd_write"
 expect_fail fault-guest-panic "sysrq"
 expect_fail fault-guest-hang "ran over its timeout"
 expect_fail fault-driver-hung "blocked for more than"
-for f in $faults; do
-	if grep -q "^ok [0-9]* after-$f\$" "$out/faults.ktap"; then
-		say "after-$f passed"
+expect_fail fault-driver-oops "NULL pointer dereference"
+expect_fail fault-agent-oops "NULL pointer dereference"
+# the oopses end their boots at once, not by their 40 s timeouts
+for f in driver-oops agent-oops; do
+	t=$(sed -n "s/.*<testcase [^>]*name=\"fault-$f\"[^>]*time=\"\([0-9]*\).*/\1/p" \
+		"$out/faults.xml")
+	if [ -z "$t" ] || [ "$t" -ge 30 ]; then
+		no "fault-$f took ${t:-?} s: its boot was not stopped at the oops"
 	else
-		no "after-$f did not pass: a fault leaked into its neighbour"
+		say "fault-$f ended in $t s"
+	fi
+done
+for f in $faults; do
+	if grep -q "^ok [0-9]* fault-$f-next\$" "$out/faults.ktap"; then
+		say "fault-$f-next passed"
+	else
+		no "fault-$f-next did not pass: a fault leaked into its neighbour"
 	fi
 done
 
@@ -100,5 +121,5 @@ elif ! grep -q "did not run" "$out/no-boot.xml" 2>/dev/null; then
 else
 	say "a guest that does not boot: exit 125, JUnit written"
 fi
-say "$((11 - bad)) of 11 held, $took s; KTAP $out/faults.ktap"
+say "$((17 - bad)) of 17 held, $took s; KTAP $out/faults.ktap"
 [ $bad -eq 0 ]
