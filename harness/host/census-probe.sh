@@ -147,15 +147,20 @@ end_boot() {
 }
 
 # tasks in uninterruptible sleep, twice 0.25 s apart (I/O passes through
-# D; a probe stuck on a device that never answers stays)
+# D; a probe stuck on a device that never answers stays); no second look
+# when the first found none, as for most modules
+stuck_pass() {
+	for s in /proc/[0-9]*/stat; do
+		read -r pid comm st rest <$s 2>/dev/null || continue
+		[ "$st" = D ] && echo "$pid $comm"
+	done | sort >$1
+}
+
 stuck() {
-	for pass in 1 2; do
-		for s in /proc/[0-9]*/stat; do
-			read -r pid comm st rest <$s 2>/dev/null || continue
-			[ "$st" = D ] && echo "$pid $comm"
-		done | sort >$dir/stuck$pass
-		[ $pass = 1 ] && sleep 0.25
-	done
+	stuck_pass $dir/stuck1
+	[ -s $dir/stuck1 ] || return 0
+	sleep 0.25
+	stuck_pass $dir/stuck2
 	grep -xF -f $dir/stuck1 $dir/stuck2 | sed 's/^/stuck /'
 }
 
@@ -163,18 +168,24 @@ stuck() {
 # SECONDS (a probe stuck waiting for the device), end the boot there, so
 # that the report is this module's and the next module gets a fresh guest
 bounded() {	# (busybox sh has no `local`: its names are its own)
-	b_limit=$(($1 * 10))
+	b_limit=$(($1 * 100))
 	shift
 	"$@" &
 	b_pid=$!
-	b_n=0
+	b_t=0	# hundredths of a second: first every 0.02 s (most commands
+		# are done within 0.2 s), then every 0.1 s
 	while kill -0 $b_pid 2>/dev/null; do
-		if [ $b_n -ge $b_limit ]; then
-			mark "$(cat $dir/module) stuck: '$*' has not returned in $((b_limit / 10)) s; ending this boot"
+		if [ $b_t -ge $b_limit ]; then
+			mark "$(cat $dir/module) stuck: '$*' has not returned in $((b_limit / 100)) s; ending this boot"
 			end_boot
 		fi
-		sleep 0.1
-		b_n=$((b_n + 1))
+		if [ $b_t -lt 20 ]; then
+			sleep 0.02
+			b_t=$((b_t + 2))
+		else
+			sleep 0.1
+			b_t=$((b_t + 10))
+		fi
 	done
 	wait $b_pid
 }

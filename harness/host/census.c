@@ -211,6 +211,7 @@ struct gen {
 	int slow;		/* every time limit times this: 3 on a KASAN
 				 * kernel, some 4 times slower under TCG */
 	char out[PATH_MAX + 16], probe[PATH_MAX + 48];
+	char balance[PATH_MAX + 48];	/* usbrig --balance's file, or "" */
 	int next_pid;
 };
 
@@ -397,7 +398,7 @@ static int make_dirs(struct gen *g)
 	static const char *const old[] = { "census.md", "census.json",
 					   "census.xml", "run.ktap", "run.log",
 					   "run.xml", "retry.ktap", "retry.log",
-					   "retry.xml", NULL };
+					   "retry.xml", "balance.txt", NULL };
 	char path[PATH_MAX * 2];
 	FILE *f;
 	int ret;
@@ -424,6 +425,41 @@ static int make_dirs(struct gen *g)
 	if (fclose(f) || chmod(g->probe, 0755))
 		return -EIO;
 	return 0;
+}
+
+/*
+ * OUT/balance.txt: the modules' times in the last census in OUT (read
+ * before make_dirs() empties it), else in the baseline, so that the child
+ * usbrig shares the modules among its jobs by them (--balance): in the
+ * order of names, a job that drew the slow modules (probes waiting on
+ * timeouts, reboots after an oops) ran alone at the end.
+ */
+static char *last_times(const struct gen *g)
+{
+	char path[PATH_MAX * 2];
+	char *t;
+
+	snprintf(path, sizeof(path), "%s/census.json", g->out);
+	t = census_times(path);
+	if (!t && g->o->baseline)
+		t = census_times(g->o->baseline);
+	return t;
+}
+
+static void write_times(struct gen *g, const char *times)
+{
+	FILE *f;
+
+	g->balance[0] = '\0';
+	if (!times || !*times)
+		return;
+	snprintf(g->balance, sizeof(g->balance), "%s/balance.txt", g->out);
+	f = fopen(g->balance, "w");
+	if (!f || fputs(times, f) < 0 || fclose(f)) {
+		cerr("%s: %s (the jobs get the modules in turn)", g->balance,
+		     strerror(errno ? errno : EIO));
+		g->balance[0] = '\0';
+	}
 }
 
 /* ---- running ---- */
@@ -465,6 +501,10 @@ static int run_child(const struct gen *g, const char *bin_dir,
 	argv[a++] = save;
 	argv[a++] = "--junit";
 	argv[a++] = junit;
+	if (g->balance[0]) {
+		argv[a++] = "--balance";
+		argv[a++] = (char *)g->balance;
+	}
 	for (int i = 0; i < n; i++) {
 		snprintf(paths[i], sizeof(paths[i]),
 			 "%s/scenarios/census-%s.scenario", g->out,
@@ -527,6 +567,7 @@ int census_main(int argc, char **argv)
 	char self[PATH_MAX], bin_dir[PATH_MAX];
 	struct timespec t0, t1;
 	int ret = CENSUS_EXIT_ERROR, n = 0, m, ci = 0;
+	char *times;
 	ssize_t len;
 	char *slash;
 
@@ -557,10 +598,14 @@ int census_main(int argc, char **argv)
 	}
 	ret = CENSUS_EXIT_ERROR;
 	plans = calloc((size_t)al.n_mod + 1, sizeof(*plans));
+	times = o.reread ? NULL : last_times(&g);
 	if (!plans || make_dirs(&g)) {
 		cerr("%s: %s", g.out, strerror(errno));
+		free(times);
 		goto out;
 	}
+	write_times(&g, times);
+	free(times);
 	for (m = 0; m < al.n_mod; m++) {
 		int r;
 

@@ -753,6 +753,52 @@ static void json_field(const char *line, const char *key, char *out,
 	snprintf(out, size, "%.*s", (int)n, p);
 }
 
+char *census_times(const char *path)
+{
+	char *text = fs_read_file(path, REPORT_MAX, NULL);
+	char *line, *save = NULL, *out = NULL;
+	char last[CENSUS_NAME_MAX] = "";
+	double t_last = -1;
+	size_t len = 0;
+	FILE *f;
+
+	if (!text)
+		return NULL;
+	f = open_memstream(&out, &len);
+	if (!f) {
+		free(text);
+		return NULL;
+	}
+	/* rows are per module and kind, a module's rows together */
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char mod[CENSUS_NAME_MAX], t[32];
+		double v;
+
+		json_field(line, "module", mod, sizeof(mod));
+		json_field(line, "time_s", t, sizeof(t));
+		if (!mod[0] || !t[0])
+			continue;
+		v = atof(t);
+		if (strcmp(mod, last)) {
+			if (last[0])
+				fprintf(f, "census-%s %.1f\n", last, t_last);
+			snprintf(last, sizeof(last), "%s", mod);
+			t_last = v;
+		} else if (v > t_last) {
+			t_last = v;
+		}
+	}
+	if (last[0])
+		fprintf(f, "census-%s %.1f\n", last, t_last);
+	free(text);
+	if (fclose(f)) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 static int compare(const char *baseline, const struct row *rows, int n)
 {
 	char *text = fs_read_file(baseline, REPORT_MAX, NULL);

@@ -37,6 +37,14 @@ int census_report(const char *out, const char *kver,
 		  const struct census_plan *plans, int n, double elapsed_s,
 		  unsigned int jobs, const char *baseline);
 
+/*
+ * The time of each module in the census.json at path, as usbrig's
+ * --balance file wants it ("census-MOD SECONDS" lines, a module's longest
+ * row), in a malloc'd string; NULL with errno set when path cannot be
+ * read.  The next census shares its modules among the jobs by them.
+ */
+char *census_times(const char *path);
+
 /* s as a JSON string, quotes included (also `usbrig fuzz`'s summary) */
 void census_json_str(FILE *f, const char *s);
 

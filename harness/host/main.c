@@ -22,8 +22,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "initramfs.h"
+#include "../common/fsutil.h"
+#include "balance.h"
 #include "census.h"
+#include "initramfs.h"
 #include "fuzz.h"
 #include "kernel.h"
 #include "repro.h"
@@ -62,6 +64,10 @@ static const char usage[] =
 "                       with --kernel too)\n"
 "  --modules DIR        modules from DIR/lib/modules/VERSION (default: /)\n"
 "  --jobs N             N guests in parallel (default 1)\n"
+"  --balance FILE       share the scenarios among the jobs by their times\n"
+"                       in FILE, lines \"NAME SECONDS\" (an earlier run's;\n"
+"                       `usbrig census` writes one): the longest first\n"
+"                       (default: round robin by name)\n"
 "  --shard K/N          run only slice K of N (1-based, by sorted name)\n"
 "  --filter GLOB        only scenarios whose name matches (repeatable)\n"
 "  --junit FILE         also write JUnit XML to FILE\n"
@@ -101,6 +107,7 @@ struct opts {
 	int n_filters;
 	const char *junit;
 	const char *save_dir;
+	const char *balance;
 	bool transcript, bench, gadget_on_host, keep, check, plan;
 	bool panic_on_oops;
 	unsigned int timeout_s, boot_timeout_s;
@@ -447,7 +454,7 @@ enum {
 	OPT_JUNIT, OPT_TRANSCRIPT, OPT_BENCH, OPT_GADGET_ON_HOST,
 	OPT_PANIC_ON_OOPS, OPT_TIMEOUT,
 	OPT_BOOT_TIMEOUT, OPT_KEEP, OPT_CHECK, OPT_PLAN, OPT_HELP,
-	OPT_SAVE_DIR, OPT_VERSION,
+	OPT_SAVE_DIR, OPT_VERSION, OPT_BALANCE,
 };
 
 static const struct option long_opts[] = {
@@ -455,6 +462,7 @@ static const struct option long_opts[] = {
 	{ "kernel-tree", required_argument, NULL, OPT_KERNEL_TREE },
 	{ "modules", required_argument, NULL, OPT_MODULES },
 	{ "jobs", required_argument, NULL, OPT_JOBS },
+	{ "balance", required_argument, NULL, OPT_BALANCE },
 	{ "shard", required_argument, NULL, OPT_SHARD },
 	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "junit", required_argument, NULL, OPT_JUNIT },
@@ -525,6 +533,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_JUNIT:
 			o->junit = optarg;
 			break;
+		case OPT_BALANCE:
+			o->balance = optarg;
+			break;
 		case OPT_TRANSCRIPT:
 			o->transcript = true;
 			break;
@@ -576,6 +587,43 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
+/*
+ * --balance FILE: each selected scenario's time in FILE into *est (0 when
+ * FILE does not name it).  A bad file is an error that says where.
+ */
+static int read_balance(const char *file, struct scenario **sc, int n,
+			double **est)
+{
+	struct balance_time *t = NULL;
+	char err[512];
+	size_t len;
+	char *text = fs_read_file(file, BALANCE_FILE_MAX, &len);
+	int nt = 0, ret;
+
+	if (!text) {
+		fprintf(stderr, "usbrig: --balance %s: %s\n", file,
+			strerror(errno));
+		return -errno;
+	}
+	ret = balance_parse(file, text, len, &t, &nt, err, sizeof(err));
+	free(text);
+	if (ret) {
+		fprintf(stderr, "%s\n", err);
+		return ret;
+	}
+	*est = calloc((size_t)n + 1, sizeof(**est));
+	if (!*est) {
+		balance_free(t, nt);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < nt; k++)
+			if (!strcmp(t[k].name, sc[i]->name))
+				(*est)[i] = t[k].seconds;
+	balance_free(t, nt);
+	return 0;
+}
+
 /* ---- several kernels ---- */
 
 /* A kernel's name in the table and in JUnit: what --kernel said. */
@@ -615,6 +663,7 @@ int main(int argc, char **argv)
 	struct checker ck = { 0 };
 	struct list files = { 0 };
 	struct scenario **sc = NULL;
+	double *est = NULL;
 	struct report *r[MAX_KERNELS] = { 0 };
 	struct report_opts ro;
 	struct run_opts rn;
@@ -694,6 +743,8 @@ int main(int argc, char **argv)
 		}
 		n = k;
 	}
+	if (o.balance && read_balance(o.balance, sc, n, &est))
+		goto out;
 	if (o.check) {
 		for (i = 0; i < n; i++)
 			printf("%s %s\n", sc[i]->name, sc[i]->file);
@@ -754,6 +805,7 @@ int main(int argc, char **argv)
 			.runs_dir = runs_dir,
 			.save_dir = kdir,
 			.jobs = o.jobs,
+			.est_s = est,
 			.boot_timeout_s = o.boot_timeout_s,
 			.gadget_on_host = o.gadget_on_host,
 			.panic_on_oops = o.panic_on_oops,
@@ -814,5 +866,6 @@ out:
 		free(ck.v[i].path);
 	free(ck.v);
 	free(o.filters);
+	free(est);
 	return ret;
 }

@@ -40,6 +40,7 @@
 
 #include "../common/plan.h"
 #include "../common/fsutil.h"
+#include "balance.h"
 #include "initramfs.h"
 #include "modlist.h"
 #include "server.h"		/* SERVER_MAX_GADGETS */
@@ -1512,6 +1513,41 @@ static void bench_report(struct run *ru, double wall)
 
 /* ---- the loop -------------------------------------------------------------- */
 
+/*
+ * Each job's list of the scenarios not done yet, in the sorted order:
+ * round robin, or by the times of --balance (balance.h).  0 or -ENOMEM.
+ */
+static int assign_jobs(struct run *ru)
+{
+	int *todo = calloc((size_t)ru->n + 1, sizeof(*todo));
+	int *job = calloc((size_t)ru->n + 1, sizeof(*job));
+	double *est = calloc((size_t)ru->n + 1, sizeof(*est));
+	int k, n = 0, ret = 0;
+
+	if (!todo || !job || !est) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (k = 0; k < ru->n; k++) {
+		if (report_result(ru->r, k)->done)
+			continue;
+		est[n] = ru->o->est_s ? ru->o->est_s[k] : 0;
+		todo[n++] = k;
+	}
+	balance_assign(est, n, ru->n_jobs, job);
+	for (k = 0; k < n; k++) {
+		struct job *j = &ru->jobs[job[k]];
+
+		if (j->idx)
+			j->idx[j->n++] = todo[k];
+	}
+out:
+	free(todo);
+	free(job);
+	free(est);
+	return ret;
+}
+
 int run_suite(struct scenario *const *sc, int n, struct report *r,
 	      const struct run_opts *o)
 {
@@ -1548,21 +1584,19 @@ int run_suite(struct scenario *const *sc, int n, struct report *r,
 		free(pj);
 		return -ENOMEM;
 	}
-	/* round robin over the sorted list: similar work per job */
 	for (i = 0; i < ru.n_jobs; i++) {
 		ru.jobs[i].id = (int)i + 1;
 		ru.jobs[i].fd = -1;
 		ru.jobs[i].cur = ru.jobs[i].last = -1;
 		ru.jobs[i].idx = calloc((size_t)n + 1, sizeof(int));
 	}
-	for (k = 0, todo = 0; k < n; k++) {
-		struct job *j = &ru.jobs[todo % (int)ru.n_jobs];
-
-		if (report_result(r, k)->done)
-			continue;
-		if (j->idx)
-			j->idx[j->n++] = k;
-		todo++;
+	if (assign_jobs(&ru)) {
+		for (i = 0; i < ru.n_jobs; i++)
+			free(ru.jobs[i].idx);
+		free(ru.jobs);
+		free(pfd);
+		free(pj);
+		return -ENOMEM;
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

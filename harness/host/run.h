@@ -3,12 +3,13 @@
  * run.h - run scenarios in guests: batches per boot, jobs in parallel,
  * re-boots after a hang or crash, host-side deadlines.
  *
- * Each job owns a fixed list of scenarios and runs them in order, many per
- * boot.  Every boot is a child process (its own process group) that calls
- * vm_run() and forwards what it hears on a pipe; the parent reads all
- * pipes, fills the report, enforces deadlines (killing the boot's process
- * group when one passes) and boots again for the scenarios left.  Every
- * boot finishes at least one scenario, so a run always ends.
+ * Each job owns a fixed list of scenarios (balance.h) and runs them in
+ * order, many per boot.  Every boot is a child process (its own process
+ * group) that calls vm_run() and forwards what it hears on a pipe; the
+ * parent reads all pipes, fills the report, enforces deadlines (killing
+ * the boot's process group when one passes) and boots again for the
+ * scenarios left.  Every boot finishes at least one scenario, so a run
+ * always ends.
  */
 #ifndef USBRIG_RUN_H
 #define USBRIG_RUN_H
@@ -34,6 +35,9 @@ struct run_opts {
 	const char *save_dir;		/* `save` steps' relative host paths:
 					 * SAVE/<scenario name>/HOSTPATH */
 	unsigned int jobs;
+	const double *est_s;		/* per scenario: its time in an earlier
+					 * run (--balance), 0 not known; NULL:
+					 * round robin (balance.h) */
 	unsigned int boot_timeout_s;
 	bool gadget_on_host;
 	bool panic_on_oops;		/* boot with oops=panic */

@@ -329,6 +329,33 @@ static void test_report(void **state)
 }
 
 /*
+ * The times the next census shares its modules by (usbrig --balance): a
+ * module's longest row, in the file's order; nothing for an unreadable
+ * file.
+ */
+static void test_times(void **state)
+{
+	char out[] = "/tmp/usbrig-census-XXXXXX", path[300], *t;
+
+	(void)state;
+	assert_non_null(mkdtemp(out));
+	put_out(out, "census.json",
+		"{\"kernel\": \"6.1.0-test\", \"rows\": [\n"
+		"{\"module\": \"a_usb\", \"kind\": \"device-id\", \"time_s\": 4.1, \"report\": \"\"},\n"
+		"{\"module\": \"a_usb\", \"kind\": \"vendor\", \"time_s\": 6.0, \"report\": \"\"},\n"
+		"{\"module\": \"b_usb\", \"kind\": \"device-id\", \"time_s\": 32.4, \"report\": \"\"}\n"
+		"]}\n");
+	snprintf(path, sizeof(path), "%s/census.json", out);
+	t = census_times(path);
+	assert_non_null(t);
+	assert_string_equal(t, "census-a_usb 6.0\ncensus-b_usb 32.4\n");
+	free(t);
+	snprintf(path, sizeof(path), "%s/none.json", out);
+	assert_null(census_times(path));
+	fs_rm_rf(out);
+}
+
+/*
  * A module whose device never enumerated in the first boot: census-probe's
  * `reset` ended that boot (a crash that is no kernel report of the
  * module's), and the second run, in a fresh guest, replaces the first's
@@ -395,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_gadgets),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_report_retry),
+		cmocka_unit_test(test_times),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
