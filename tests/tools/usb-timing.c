@@ -12,7 +12,8 @@
  *   usb-timing delay DEV MS TOL
  *	Times COUNT round trips of each request and endpoint, alternating,
  *	and checks that the delayed one takes MS longer than the prompt one
- *	(the difference of the fastest of each), within TOL ms.
+ *	(the difference of the fastest of each), within TOL ms (late: TOL
+ *	plus the noise of the prompt ones, check_delay()).
  *
  *   usb-timing busy DEV SPIN [--starve]
  *	Measures the usual time of a transfer on 0x83 (median of 5), then
@@ -127,12 +128,17 @@ static double median(double *v, int n)
  * fastest prompt one.  Minimums, because on a shared machine a round
  * trip is only ever made longer by what else runs (a median of 13 ms
  * was seen with another guest booting beside this one); the medians are
- * printed too.
+ * printed too.  A delayed reply also waits for the device's vCPU to wake
+ * from its timer, which a loaded host does late: so it may be late by
+ * the tolerance plus the noise the prompt round trips show (their median
+ * less their fastest), never early by more than the tolerance.  (Seen on
+ * a slow host with two guests: control 7.23 ms for 5, the prompt ones
+ * 1.38 ms fastest, 3.27 ms median.)
  */
 static int check_delay(const char *what, const double *fast,
 		       const double *slow, double ms, double tol)
 {
-	double f[COUNT], s[COUNT], d;
+	double f[COUNT], s[COUNT], d, noise;
 	bool ok;
 
 	memcpy(f, fast, sizeof(f));
@@ -140,10 +146,12 @@ static int check_delay(const char *what, const double *fast,
 	qsort(f, COUNT, sizeof(*f), cmp_double);
 	qsort(s, COUNT, sizeof(*s), cmp_double);
 	d = s[0] - f[0];
-	ok = d >= ms - tol && d <= ms + tol;
-	printf("usb-timing: %s delay %.0f ms: measured %.2f ms (fastest of %d: %.2f - %.2f ms; medians %.2f - %.2f ms), %s %.0f +- %.0f ms\n",
+	noise = median(f, COUNT) - f[0];
+	ok = d >= ms - tol && d <= ms + tol + noise;
+	printf("usb-timing: %s delay %.0f ms: measured %.2f ms (fastest of %d: %.2f - %.2f ms; medians %.2f - %.2f ms), %s %.0f ms (-%.0f, +%.0f and %.2f of noise)\n",
 	       what, ms, d, COUNT, s[0], f[0], median(s, COUNT),
-	       median(f, COUNT), ok ? "within" : "NOT within", ms, tol);
+	       median(f, COUNT), ok ? "within" : "NOT within", ms, tol, tol,
+	       noise);
 	return ok ? 0 : 1;
 }
 
