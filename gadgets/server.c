@@ -118,7 +118,7 @@ struct conn_early_unlink {
 
 struct server_gadget {
 	const struct gd_device *model;
-	struct gdev *gdev;
+	struct gdev *gdev;		/* run-time state, from import to release */
 	char busid[USBIP_BUSID_SIZE];
 	uint32_t devnum;
 	uint32_t devid;			/* busnum << 16 | devnum */
@@ -213,7 +213,11 @@ static void conn_urb_free(struct urb *urb)
 	free(urb);
 }
 
-/* Give the gadget back: pending URBs are freed unanswered. */
+/*
+ * Give the gadget back: pending URBs are freed unanswered, and its run-time
+ * state with them (the next import starts from a new one).  Never called
+ * from inside the device (its callbacks only queue output or defer).
+ */
 static void conn_release_gadget(struct conn *c)
 {
 	struct server_gadget *g = c->gadget;
@@ -221,6 +225,8 @@ static void conn_release_gadget(struct conn *c)
 	if (!g)
 		return;
 	gdev_detach(g->gdev, conn_urb_free);
+	gdev_free(g->gdev);
+	g->gdev = NULL;
 	g->owner = NULL;
 	c->gadget = NULL;
 	log_info("%s: %s released", c->peer, g->busid);
@@ -508,10 +514,13 @@ static enum conn_step conn_import(struct conn *c, const uint8_t *body)
 		conn_send_op(c, OP_REP_IMPORT, ST_DEV_BUSY);
 		return conn_close_after_flush(c);
 	}
-	ret = gdev_attach(g->gdev, &conn_host_ops, c);
+	g->gdev = gdev_new(g->model, c->srv->base);
+	ret = g->gdev ? gdev_attach(g->gdev, &conn_host_ops, c) : -ENOMEM;
 	if (ret < 0) {
 		log_err("%s: import %s: attach: %s", c->peer, busid,
 			strerror(-ret));
+		gdev_free(g->gdev);
+		g->gdev = NULL;
 		conn_send_op(c, OP_REP_IMPORT, ST_DEV_ERR);
 		return conn_close_after_flush(c);
 	}
@@ -1400,11 +1409,6 @@ int server_add_gadget(struct server *srv, const struct gd_device *model)
 	g->devnum = srv->n_gadgets + 1;
 	g->devid = 1u << 16 | g->devnum;
 	snprintf(g->busid, sizeof(g->busid), "1-%u", g->devnum);
-	g->gdev = gdev_new(model, srv->base);
-	if (!g->gdev) {
-		free(g);
-		return -ENOMEM;
-	}
 	srv->gadgets[srv->n_gadgets++] = g;
 	log_info("%s: %04x:%04x %s", g->busid, model->idVendor,
 		 model->idProduct, model->path ? model->path : "");
@@ -1533,10 +1537,9 @@ void server_free(struct server *srv)
 		conn_free(srv->conns);
 	if (srv->listener)
 		evconnlistener_free(srv->listener);
-	for (i = srv->n_gadgets; i-- > 0;) {
-		gdev_free(srv->gadgets[i]->gdev);
+	/* the connections released their gadgets' run-time state */
+	for (i = srv->n_gadgets; i-- > 0;)
 		free(srv->gadgets[i]);
-	}
 	event_free(srv->retry_ev);
 	free(srv);
 }

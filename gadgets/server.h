@@ -14,7 +14,8 @@
  * the gadget to it until the socket closes.  A gadget is owned by at most
  * one connection (others get ST_DEV_BUSY).  Anything malformed costs the
  * peer its own connection and nothing else; its gadget is detached and
- * becomes importable again.
+ * becomes importable again.  A gadget's run-time state (device.h) exists
+ * only while a connection holds it: each import starts from a new one.
  *
  * Logging (log.h): info = connections, imports, drops; debug = one line per
  * URB completion and one per unlink, "<busid> seq=N ep=N in|out len=N ...".
