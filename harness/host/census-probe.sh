@@ -31,6 +31,9 @@
 #   stuck PID COMM                    a task in D state after the phases
 #   dmesg                             then the kernel log, to the end
 # PHASE: static, newid-before (MOD loaded, before the write), newid, replug.
+# The kernel log's marks of the phases ("usbrig-census: static K") are
+# the scenario's own `write /dev/kmsg` steps, before each phase's attach
+# (census.c, put_phase()); this writes the module's begin.
 
 out=/tmp/census/report.txt
 # (census_report.c knows this text: such a crash is no kernel report)
@@ -212,7 +215,6 @@ begin)
 	mark begin $2
 	;;
 static)
-	mark static $2
 	if ! wait_dev $3 $4; then
 		echo "nodev static $2" >>$out
 		exit 0
@@ -228,7 +230,6 @@ unload)
 	;;
 newid)
 	k=$2 vid=$3 pid=$4 mod=$5 cls=$6
-	mark newid $k
 	if ! wait_dev $vid $pid; then
 		echo "nodev newid $k" >>$out
 		exit 0
@@ -277,7 +278,6 @@ newid)
 	done
 	;;
 replug)
-	mark replug $2
 	if ! wait_dev $3 $4; then
 		echo "nodev replug $2" >>$out
 		exit 0

@@ -259,6 +259,21 @@ static int write_gadget(const char *path, const struct census_dev *d,
 }
 
 /*
+ * A phase starts with its mark in the kernel log (census_report.c gives
+ * every later line to it), written by the agent itself before the
+ * phase's device is attached: the drivers already in the kernel (usbcore's
+ * hub, a module still loaded for the re-plug) probe the device during the
+ * attach, and a mark written afterwards, by census-probe, came before or
+ * after their probe errors depending on the guest's speed (the usbcore
+ * vendor row's re-plug: probe-error ENODEV or clean, run to run).
+ */
+static void put_phase(FILE *f, const char *phase, int k)
+{
+	fprintf(f, "write /dev/kmsg \"usbrig-census: %s %d\" expect ok\n",
+		phase, k);
+}
+
+/*
  * The scenario of module m: its gadgets written beside it, `requires
  * module` for every module the devices' modaliases name (so the guest
  * has them to load), the phases of each kind in turn.
@@ -300,7 +315,7 @@ static int gen_module(struct gen *g, const struct census_module *m,
 				 m->kind[k].pattern);
 			continue;
 		}
-		kp->twin_matches = census_alias_matches(&m->kind[k], t);
+		kp->twin_matches = census_module_matches(g->al, m->name, t);
 		kp->newid_class = m->kind[k].ic;
 		n_mods += census_matching(g->al, s, mods + n_mods,
 					  MATCH_MAX - n_mods);
@@ -358,18 +373,22 @@ static int gen_module(struct gen *g, const struct census_module *m,
 			continue;
 		if (kp->newid_class >= 0)
 			snprintf(cls, sizeof(cls), " %02x", kp->newid_class);
-		fprintf(f, "\nattach d%d no-wait within %ds\n", k, 30 * sl);
+		fputc('\n', f);
+		put_phase(f, "static", k);
+		fprintf(f, "attach d%d no-wait within %ds\n", k, 30 * sl);
 		snprintf(cmd, sizeof(cmd), "sh %s static %d %04x %04x",
 			 GUEST_PROBE, k, s->vid, s->pid);
 		repro_put_run(f, cmd, 40 * sl);
 		fprintf(f, "detach d%d within %ds\n", k, 20 * sl);
 		snprintf(cmd, sizeof(cmd), "sh %s unload", GUEST_PROBE);
 		repro_put_run(f, cmd, 30 * sl);
+		put_phase(f, "newid", k);
 		fprintf(f, "attach t%d no-wait within %ds\n", k, 30 * sl);
 		snprintf(cmd, sizeof(cmd), "sh %s newid %d %04x %04x %s%s",
 			 GUEST_PROBE, k, t->vid, t->pid, m->name, cls);
 		repro_put_run(f, cmd, 40 * sl);
 		fprintf(f, "detach t%d within %ds\n", k, 20 * sl);
+		put_phase(f, "replug", k);
 		fprintf(f, "attach t%d no-wait within %ds\n", k, 30 * sl);
 		snprintf(cmd, sizeof(cmd), "sh %s replug %d %04x %04x",
 			 GUEST_PROBE, k, t->vid, t->pid);

@@ -184,6 +184,16 @@ bool census_alias_matches(const struct census_alias *a,
 	return !fnmatch(a->pattern, ma, 0);
 }
 
+bool census_module_matches(const struct census_aliases *al, const char *mod,
+			   const struct census_dev *d)
+{
+	for (int k = 0; k < al->n; k++)
+		if (!strcmp(al->mod[k], mod) &&
+		    census_alias_matches(&al->v[k], d))
+			return true;
+	return false;
+}
+
 /* A value of an 8-bit field that the alias's value v does not match. */
 static int other_than(int v)
 {

@@ -101,6 +101,11 @@ int census_twin_of(const struct census_alias *a, int pid,
 /* Does a match d's target interface? */
 bool census_alias_matches(const struct census_alias *a,
 			  const struct census_dev *d);
+/* Does any alias of module mod match d's target interface?  (A twin may
+ * escape its own alias and still be matched by another of the module's:
+ * usbcore's hub entry for Genesys Logic hubs and its entry for any hub.) */
+bool census_module_matches(const struct census_aliases *al, const char *mod,
+			   const struct census_dev *d);
 /* The modalias of interface i of d. */
 void census_dev_modalias(const struct census_dev *d, int i, char *buf,
 			 size_t size);

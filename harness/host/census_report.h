@@ -15,7 +15,7 @@ struct census_kind_plan {
 	struct census_dev dev;		/* matched by the alias */
 	struct census_dev twin;		/* the same, ids no table lists */
 	int newid_class;		/* new_id's class field, -1 none */
-	bool twin_matches;		/* the alias matches the twin too */
+	bool twin_matches;		/* an alias of the module matches the twin */
 };
 
 struct census_plan {

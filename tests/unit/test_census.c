@@ -164,10 +164,12 @@ static void test_tree(void **state)
 		"alias usb:v*p*d*dc*dsc*dp*ic08isc06ip62in* uas\n"
 		"alias usb:v*p*d*dc*dsc*dp*ic08isc06ip50in* ums-test\n");
 	snprintf(path, sizeof(path), "%s/modules.builtin.alias", dir);
-	write_file(path, "alias usb:v*p*d*dc09dsc*dp*ic*isc*ip*in* usbcore\n");
+	write_file(path, "alias usb:v*p*d*dc09dsc*dp*ic*isc*ip*in* usbcore\n"
+		   "alias usb:v05E3p*d*dc*dsc*dp*ic09isc*ip*in* usbcore\n"
+		   "alias usb:v*p*d*dc*dsc*dp*ic09isc*ip*in* usbcore\n");
 
 	assert_int_equal(census_aliases_read(root, "6.1.0-test", &al), 0);
-	assert_int_equal(al.n, 6);
+	assert_int_equal(al.n, 8);
 	assert_int_equal(al.n_mod, 5);
 	assert_string_equal(al.m[0].name, "ftdi_sio");
 	assert_int_equal(al.m[0].n_alias, 2);
@@ -187,6 +189,19 @@ static void test_tree(void **state)
 	assert_int_equal(census_matching(&al, &d, mods, 8), 2);
 	assert_string_equal(mods[0].s, "usb_storage");
 	assert_string_equal(mods[1].s, "ums_test");
+	/* its twin (another protocol): none of usb_storage's aliases */
+	assert_int_equal(census_twin_of(&a, 0xce01, &d), 0);
+	assert_false(census_module_matches(&al, "usb_storage", &d));
+
+	/* usbcore's Genesys Logic hub entry: the twin escapes it, not the
+	 * entry for any hub interface */
+	assert_true(al.m[4].has[CK_VENDOR]);
+	assert_int_equal(census_alias_parse(
+		"usb:v05E3p*d*dc*dsc*dp*ic09isc*ip*in*", &a), 0);
+	assert_int_equal(census_twin_of(&a, 0xce02, &d), 0);
+	assert_false(census_alias_matches(&a, &d));
+	assert_true(census_module_matches(&al, "usbcore", &d));
+	assert_false(census_module_matches(&al, "ftdi_sio", &d));
 	census_aliases_free(&al);
 
 	/* no modules.alias: an error, not an empty census */
