@@ -175,8 +175,9 @@ static void read_records(char *text, const char *module, struct row *rows)
 				ex_row = NULL;
 				continue;
 			}
-			/* the log holds the whole boot: this module's part
-			 * starts at its own begin */
+			/* this module's part starts at its own begin
+			 * (census-probe cuts the log there; an older
+			 * usbrig's report holds the whole boot) */
 			if (sscanf(s, "usbrig-census: begin %63s", b) == 1) {
 				began = !strcmp(b, module);
 				dm_kind = -1;
