@@ -677,8 +677,14 @@ enum vm_end vm_run(const struct vm_opts *o, const struct vm_cb *cb)
 	 * holds every crash pattern and the agent's markers (plan.h).
 	 * no_timer_check: under TCG on a loaded host the IO-APIC timer
 	 * check at boot can miss its ticks and panic ("IO-APIC + timer
-	 * doesn't work!"), seen on this 2-core machine at load 8 */
-	strfmt(append, sizeof(append), "console=ttyS0 panic=-1 loglevel=5 no_timer_check%s",
+	 * doesn't work!"), seen on this 2-core machine at load 8.
+	 * init_on_alloc=1: fresh allocations are zeroed, as Debian's
+	 * kernels do by default; kernels built without that default (the
+	 * patched ones) would hand a driver leftover heap bytes where the
+	 * device sent fewer than asked, and its outcome would depend on
+	 * them (docs/census.md, lan78xx and smscufx) */
+	strfmt(append, sizeof(append),
+	       "console=ttyS0 panic=-1 loglevel=5 no_timer_check init_on_alloc=1%s",
 	       o->panic_on_oops ? " " VM_PANIC_ON_OOPS : "");
 	strcpy(nic, "none");
 	/* a boot whose scenarios have no gadget needs no server */
