@@ -293,7 +293,7 @@ end)
 	echo dmesg >>$out
 	# the log from this module's begin on: the boot's earlier modules
 	# are not its business (census_report.c skips them), and the whole
-	# log, 128 KiB late in a boot, took half a second to save
+	# log, up to 128 KiB late in a boot, went back with every module
 	read -r m <$dir/module
 	dmesg | sed -n "/ usbrig-census: begin $m\$/,\$p" >>$out
 	;;
