@@ -36,7 +36,7 @@ int proc_run(char *const argv[], uint64_t deadline_us, struct proc_res *r)
 {
 	int pfd[2], status = 0;
 	bool exited = false, eof = false;
-	uint64_t exit_at = 0;
+	uint64_t exit_at = 0, eof_at = 0;
 	pid_t pid;
 
 	memset(r, 0, sizeof(*r));
@@ -104,7 +104,12 @@ int proc_run(char *const argv[], uint64_t deadline_us, struct proc_res *r)
 			if (n == 0)
 				eof = true;
 		} else if (eof) {
-			usleep(wait_ms * 1000);
+			/* the child closed its output: it is most often
+			 * exiting, so look again soon (a step's command ends
+			 * some 20 ms sooner) */
+			if (!eof_at)
+				eof_at = t;
+			usleep(t < eof_at + 50000 ? 1000 : wait_ms * 1000);
 		}
 		ev_pump(0);
 	}

@@ -42,18 +42,25 @@ NODEV_RESET='no device enumerated; ending this boot for a fresh guest'
 dir=/tmp/census
 mkdir -p $dir
 
-# (files are read with the shell's own `read`: a fork costs milliseconds
-# in a guest without KVM, and these loops run often)
+# (files are read with the shell's own `read`, links resolved with its own
+# `cd -P`, and results passed in variables, not through $(...): a fork
+# costs milliseconds in a guest without KVM, and these loops run often)
+
+# find_dev VID PID: dev= the vhci device with these ids
 find_dev() {
+	dev=
 	for d in /sys/bus/usb/devices/*; do
 		[ -f $d/idVendor ] || continue
 		read -r v <$d/idVendor
 		[ "$v" = $1 ] || continue
 		read -r p <$d/idProduct
 		[ "$p" = $2 ] || continue
-		case "$(readlink -f $d)" in
-		*vhci_hcd*) echo ${d##*/}; return 0;;
+		cd -P $d 2>/dev/null || continue
+		case $PWD in
+		*vhci_hcd*) dev=${d##*/};;
 		esac
+		cd /
+		[ -n "$dev" ] && return 0
 	done
 	return 1
 }
@@ -75,28 +82,50 @@ intfs_ready() {
 	[ $got -ge $want ]
 }
 
-# the device, once enumerated (its usb driver bound, its interfaces
-# there), within 10 s (CENSUS_WAIT_DEV tenths of a second: `usbrig fuzz`
-# waits less for devices that may never enumerate)
-wait_dev() {
-	n=0
-	while [ $n -lt ${CENSUS_WAIT_DEV:-100} ]; do
-		dev=$(find_dev $1 $2) && [ -L /sys/bus/usb/devices/$dev/driver ] &&
-			intfs_ready $dev && return 0
+# tick VAR FAST - sleep 0.02 s while $VAR (hundredths of a second spent
+# waiting) is below FAST, 0.1 s after; add the time slept to VAR
+tick() {
+	eval "t_was=\$$1"
+	if [ $t_was -lt $2 ]; then
+		sleep 0.02
+		eval "$1=$((t_was + 2))"
+	else
 		sleep 0.1
-		n=$((n + 1))
-	done
-	dev=$(find_dev $1 $2)
+		eval "$1=$((t_was + 10))"
+	fi
 }
 
-snap() {	# snap DEV [PREFIX]
+# the device, once enumerated (its usb driver bound, its interfaces
+# there), within 10 s (CENSUS_WAIT_DEV tenths of a second: `usbrig fuzz`
+# waits less for devices that may never enumerate).  Looked for every
+# 0.02 s in the first second (the kernel enumerates most devices within
+# 0.5 s of the attach), then every 0.1 s.
+wait_dev() {
+	w_t=0	# hundredths of a second
+	w_limit=$((${CENSUS_WAIT_DEV:-100} * 10))
+	while [ $w_t -lt $w_limit ]; do
+		find_dev $1 $2 && [ -L /sys/bus/usb/devices/$dev/driver ] &&
+			intfs_ready $dev && return 0
+		tick w_t 100
+	done
+	find_dev $1 $2
+}
+
+# snap DEV [PREFIX]: snapped= a line per interface of DEV, its number,
+# class, name and driver
+snap() {
+	snapped=
 	for i in /sys/bus/usb/devices/$1/$1:*; do
 		[ -f $i/bInterfaceNumber ] || continue
 		drv=none
-		[ -L $i/driver ] && drv=$(readlink $i/driver) && drv=${drv##*/}
+		if [ -L $i/driver ] && cd -P $i/driver 2>/dev/null; then
+			drv=${PWD##*/}
+			cd /
+		fi
 		read -r num <$i/bInterfaceNumber
 		read -r cls <$i/bInterfaceClass
-		echo "$2$num $cls ${i##*/} $drv"
+		snapped="$snapped$2$num $cls ${i##*/} $drv
+"
 	done
 }
 
@@ -105,12 +134,14 @@ snap() {	# snap DEV [PREFIX]
 # so what is left to wait for is what a driver does later on its own (a
 # firmware request, a configuration change, a deferred probe)
 settle() {
-	a=$(snap $1)
+	snap $1
+	a=$snapped
 	n=0
 	same=0
 	while [ $n -lt 100 ] && [ $same -lt 2 ]; do
 		sleep 0.05
-		b=$(snap $1)
+		snap $1
+		b=$snapped
 		if [ "$a" = "$b" ]; then
 			same=$((same + 1))
 		else
@@ -122,7 +153,8 @@ settle() {
 }
 
 record() {	# record PHASE K DEV MOD
-	snap $3 "intf $1 $2 " >>$out
+	snap $3 "intf $1 $2 "
+	printf '%s' "$snapped" >>$out
 	drvs=
 	for d in /sys/module/$4/drivers/*; do
 		[ -e "$d" ] && drvs="$drvs ${d##*/}"
@@ -183,22 +215,30 @@ bounded() {	# (busybox sh has no `local`: its names are its own)
 			mark "$(cat $dir/module) stuck: '$*' has not returned in $((b_limit / 100)) s; ending this boot"
 			end_boot
 		fi
-		if [ $b_t -lt 20 ]; then
-			sleep 0.02
-			b_t=$((b_t + 2))
-		else
-			sleep 0.1
-			b_t=$((b_t + 10))
-		fi
+		tick b_t 20
 	done
 	wait $b_pid
 }
 
-# what was loaded since begin, in three passes (a module goes once its
-# users have)
+# left= the modules loaded since begin, newest first (as /proc/modules
+# lists them: a module comes before those it uses)
+loaded_since() {
+	read -r mods0 <$dir/mods0
+	left=
+	while read -r m rest; do
+		case " $mods0 " in
+		*" $m "*) ;;
+		*) left="$left $m";;
+		esac
+	done </proc/modules
+}
+
+# what was loaded since begin, in up to three passes (a module goes once
+# its users have; in /proc/modules' order the first pass is most often
+# the last)
 unload() {
 	for pass in 1 2 3; do
-		left=$(cut -d' ' -f1 /proc/modules | sort | grep -vxF -f $dir/mods0)
+		loaded_since
 		[ -n "$left" ] || return 0
 		for m in $left; do
 			rmmod $m 2>/dev/null
@@ -212,7 +252,11 @@ begin)
 	rm -f $dir/stuck
 	echo $2 >$dir/module
 	find /dev >$dir/dev0
-	cut -d' ' -f1 /proc/modules | sort >$dir/mods0
+	mods0=
+	while read -r m rest; do
+		mods0="$mods0 $m"
+	done </proc/modules
+	echo "$mods0" >$dir/mods0
 	mark begin $2
 	;;
 static)

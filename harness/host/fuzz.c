@@ -69,6 +69,7 @@ static const char usage[] =
 "  --plant              device 0 carries a known trigger (docs/fuzzing.md)\n"
 "  --dry-run            draw the devices (devices.txt), boot no guest\n"
 "  --boot-timeout S     passed to usbrig\n"
+"  --cmdline ARGS       passed to usbrig (kernel parameters)\n"
 "  --keep               keep the guests' work folders\n"
 "  -v, --verbose\n"
 "  -h, --help\n"

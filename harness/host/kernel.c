@@ -533,6 +533,15 @@ int guest_kernel_resolve(const char *prog, const struct guest_opts *o,
 	int ret;
 
 	memset(k, 0, sizeof(*k));
+	if (o->cmdline) {
+		char why[128];
+
+		if (guest_cmdline_check(o->cmdline, why, sizeof(why))) {
+			fprintf(stderr, "%s: --cmdline '%s': %s\n", prog,
+				o->cmdline, why);
+			return -EINVAL;
+		}
+	}
 	if (o->kernel && o->tree) {
 		fprintf(stderr, "%s: --kernel and --kernel-tree name two kernels: give one\n",
 			prog);
@@ -594,8 +603,36 @@ bool guest_opt(int c, const char *arg, struct guest_opts *o)
 	case GUEST_OPT_TREE:
 		o->tree = arg;
 		return true;
+	case GUEST_OPT_CMDLINE:
+		o->cmdline = arg;
+		return true;
 	}
 	return false;
+}
+
+int guest_cmdline_check(const char *args, char *why, size_t size)
+{
+	size_t i, n = strlen(args);
+
+	if (n >= GUEST_CMDLINE_MAX) {
+		snprintf(why, size, "%zu bytes; the most is %d", n,
+			 GUEST_CMDLINE_MAX - 1);
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)args[i];
+
+		if (ch < 0x20 || ch > 0x7e) {
+			snprintf(why, size, "column %zu: byte 0x%02x is not printable ASCII",
+				 i + 1, ch);
+			return -EINVAL;
+		}
+	}
+	if (!n || strspn(args, " ") == n) {
+		snprintf(why, size, "no parameter given");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 void guest_child_args(const struct guest_opts *o, char **argv, int *argc)
@@ -615,6 +652,10 @@ void guest_child_args(const struct guest_opts *o, char **argv, int *argc)
 	if (o->boot_timeout) {
 		argv[(*argc)++] = "--boot-timeout";
 		argv[(*argc)++] = (char *)o->boot_timeout;
+	}
+	if (o->cmdline) {
+		argv[(*argc)++] = "--cmdline";
+		argv[(*argc)++] = (char *)o->cmdline;
 	}
 	if (o->keep)
 		argv[(*argc)++] = "--keep";

@@ -20,6 +20,7 @@ struct guest_opts {
 	const char *tree;		/* --kernel-tree: a built kernel tree */
 	const char *modules_dir;	/* --modules: holds lib/modules/KVER */
 	const char *boot_timeout;	/* --boot-timeout S (passed on) */
+	const char *cmdline;		/* --cmdline ARGS (passed on) */
 	bool keep;			/* --keep (passed on) */
 };
 
@@ -46,19 +47,29 @@ int guest_kernel_resolve(const char *prog, const struct guest_opts *o,
  * cases.  The values are clear of any command's own.
  */
 enum { GUEST_OPT_KERNEL = 0x4000, GUEST_OPT_MODULES, GUEST_OPT_BOOT_TIMEOUT,
-	GUEST_OPT_KEEP, GUEST_OPT_TREE };
+	GUEST_OPT_KEEP, GUEST_OPT_TREE, GUEST_OPT_CMDLINE };
 #define GUEST_LONG_OPTIONS \
 	{ "kernel", required_argument, NULL, GUEST_OPT_KERNEL }, \
 	{ "kernel-tree", required_argument, NULL, GUEST_OPT_TREE }, \
 	{ "modules", required_argument, NULL, GUEST_OPT_MODULES }, \
 	{ "boot-timeout", required_argument, NULL, GUEST_OPT_BOOT_TIMEOUT }, \
+	{ "cmdline", required_argument, NULL, GUEST_OPT_CMDLINE }, \
 	{ "keep", no_argument, NULL, GUEST_OPT_KEEP }
 
 /* getopt_long's c, when it is one of those: stored in o, true. */
 bool guest_opt(int c, const char *arg, struct guest_opts *o);
 
 /* The most argv entries guest_child_args adds. */
-#define GUEST_CHILD_ARGS	9
+#define GUEST_CHILD_ARGS	11
+
+/*
+ * --cmdline ARGS: kernel parameters added to the guest's command line
+ * (after usbrig's own, so they win), all of them GUEST_CMDLINE_MAX bytes
+ * at most.  guest_cmdline_check(): 0 when ARGS is printable ASCII, words
+ * separated by spaces; -EINVAL with the reason in why.
+ */
+#define GUEST_CMDLINE_MAX	512
+int guest_cmdline_check(const char *args, char *why, size_t size);
 
 /* Append o's options for a child `usbrig` run to argv at *argc. */
 void guest_child_args(const struct guest_opts *o, char **argv, int *argc);

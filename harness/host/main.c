@@ -78,6 +78,8 @@ static const char usage[] =
 "                       once: the rest of its scenarios go on in a new one\n"
 "  --timeout S          budget of scenarios without `timeout` (default 60)\n"
 "  --boot-timeout S     boot until the agent's first line (default 60)\n"
+"  --cmdline ARGS       kernel parameters added to the guest's command line\n"
+"                       (repeatable; they come after usbrig's own)\n"
 "  --save-dir DIR       where `save` steps put relative host paths:\n"
 "                       DIR/<scenario name>/PATH (default: saved/ next to\n"
 "                       the usbrig binary)\n"
@@ -110,6 +112,7 @@ struct opts {
 	const char *balance;
 	bool transcript, bench, gadget_on_host, keep, check, plan;
 	bool panic_on_oops;
+	char cmdline[GUEST_CMDLINE_MAX];	/* every --cmdline, in order */
 	unsigned int timeout_s, boot_timeout_s;
 	int verbose;
 };
@@ -449,12 +452,32 @@ static int parse_uint_opt(const char *name, const char *s, unsigned int min,
 	return 0;
 }
 
+/* --cmdline ARGS: checked, then added to what the earlier ones gave */
+static int add_cmdline(struct opts *o, const char *args)
+{
+	size_t have = strlen(o->cmdline);
+	char why[128];
+
+	if (guest_cmdline_check(args, why, sizeof(why))) {
+		fprintf(stderr, "usbrig: --cmdline '%s': %s\n", args, why);
+		return -EINVAL;
+	}
+	if (have + 1 + strlen(args) >= sizeof(o->cmdline)) {
+		fprintf(stderr, "usbrig: --cmdline '%s': the parameters given come to more than %d bytes\n",
+			args, GUEST_CMDLINE_MAX - 1);
+		return -EINVAL;
+	}
+	snprintf(o->cmdline + have, sizeof(o->cmdline) - have, "%s%s",
+		 have ? " " : "", args);
+	return 0;
+}
+
 enum {
 	OPT_KERNEL = 256, OPT_KERNEL_TREE, OPT_MODULES, OPT_JOBS, OPT_SHARD, OPT_FILTER,
 	OPT_JUNIT, OPT_TRANSCRIPT, OPT_BENCH, OPT_GADGET_ON_HOST,
 	OPT_PANIC_ON_OOPS, OPT_TIMEOUT,
 	OPT_BOOT_TIMEOUT, OPT_KEEP, OPT_CHECK, OPT_PLAN, OPT_HELP,
-	OPT_SAVE_DIR, OPT_VERSION, OPT_BALANCE,
+	OPT_SAVE_DIR, OPT_VERSION, OPT_BALANCE, OPT_CMDLINE,
 };
 
 static const struct option long_opts[] = {
@@ -472,6 +495,7 @@ static const struct option long_opts[] = {
 	{ "panic-on-oops", no_argument, NULL, OPT_PANIC_ON_OOPS },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "boot-timeout", required_argument, NULL, OPT_BOOT_TIMEOUT },
+	{ "cmdline", required_argument, NULL, OPT_CMDLINE },
 	{ "keep", no_argument, NULL, OPT_KEEP },
 	{ "save-dir", required_argument, NULL, OPT_SAVE_DIR },
 	{ "check", no_argument, NULL, OPT_CHECK },
@@ -535,6 +559,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_BALANCE:
 			o->balance = optarg;
+			break;
+		case OPT_CMDLINE:
+			if (add_cmdline(o, optarg))
+				return -EINVAL;
 			break;
 		case OPT_TRANSCRIPT:
 			o->transcript = true;
@@ -809,6 +837,7 @@ int main(int argc, char **argv)
 			.boot_timeout_s = o.boot_timeout_s,
 			.gadget_on_host = o.gadget_on_host,
 			.panic_on_oops = o.panic_on_oops,
+			.cmdline = o.cmdline[0] ? o.cmdline : NULL,
 			.keep = o.keep,
 			.bench = o.bench,
 			.verbose = o.verbose,

@@ -551,6 +551,7 @@ static int spawn_boot(struct run *ru, struct job *j)
 		.idle_timeout_s = max_t + GRACE_IDLE_S,
 		.gadget_on_host = o->gadget_on_host,
 		.panic_on_oops = o->panic_on_oops,
+		.cmdline = o->cmdline,
 		.verbose = o->verbose,
 	};
 	if (pipe2(fds, O_CLOEXEC)) {

@@ -41,6 +41,7 @@ struct run_opts {
 	unsigned int boot_timeout_s;
 	bool gadget_on_host;
 	bool panic_on_oops;		/* boot with oops=panic */
+	const char *cmdline;		/* more kernel parameters, NULL: none */
 	bool keep;			/* keep every boot's work dir */
 	bool bench;			/* print timing figures at the end */
 	int verbose;

@@ -684,8 +684,9 @@ enum vm_end vm_run(const struct vm_opts *o, const struct vm_cb *cb)
 	 * device sent fewer than asked, and its outcome would depend on
 	 * them (docs/census.md, lan78xx and smscufx) */
 	strfmt(append, sizeof(append),
-	       "console=ttyS0 panic=-1 loglevel=5 no_timer_check init_on_alloc=1%s",
-	       o->panic_on_oops ? " " VM_PANIC_ON_OOPS : "");
+	       "console=ttyS0 panic=-1 loglevel=5 no_timer_check init_on_alloc=1%s%s%s",
+	       o->panic_on_oops ? " " VM_PANIC_ON_OOPS : "",
+	       o->cmdline ? " " : "", o->cmdline ? o->cmdline : "");
 	strcpy(nic, "none");
 	/* a boot whose scenarios have no gadget needs no server */
 	if (o->gadget_on_host && o->n_served) {

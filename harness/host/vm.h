@@ -38,6 +38,8 @@ struct vm_opts {
 	unsigned int idle_timeout_s;	/* max silence between result lines */
 	bool gadget_on_host;		/* serve gadgets from the host */
 	bool panic_on_oops;		/* oops=panic on the command line */
+	const char *cmdline;		/* more parameters after usbrig's,
+					 * NULL: none (--cmdline) */
 	const char *const *served;	/* with it: the server's gadgets, in
 					 * busid order (1-1, 1-2, ...) */
 	size_t n_served;

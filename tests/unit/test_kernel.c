@@ -7,6 +7,7 @@
  */
 #include "kernel.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -80,6 +81,38 @@ static void test_version_matches(void **state)
 	assert_false(kernel_deb_version_matches("6.1.0-57", "6.1.0-5"));
 	assert_false(kernel_deb_version_matches("6.1.0-57", "6.12"));
 	assert_false(kernel_deb_version_matches("6.1", "6.1.0"));
+}
+
+/* --cmdline: printable words pass; control bytes, nothing and too much
+ * do not, with where and what */
+static void test_cmdline_check(void **state)
+{
+	char why[128], big[GUEST_CMDLINE_MAX + 1];
+
+	(void)state;
+	assert_int_equal(guest_cmdline_check("usbcore.old_scheme_first=1",
+					     why, sizeof(why)), 0);
+	assert_int_equal(guest_cmdline_check("a=1 b=\"x y\" dyndbg=+p",
+					     why, sizeof(why)), 0);
+	assert_int_equal(guest_cmdline_check("a=1\tb", why, sizeof(why)),
+			 -EINVAL);
+	assert_string_equal(why,
+			    "column 4: byte 0x09 is not printable ASCII");
+	assert_int_equal(guest_cmdline_check("x\n", why, sizeof(why)),
+			 -EINVAL);
+	assert_string_equal(why,
+			    "column 2: byte 0x0a is not printable ASCII");
+	assert_int_equal(guest_cmdline_check("", why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "no parameter given");
+	assert_int_equal(guest_cmdline_check("   ", why, sizeof(why)),
+			 -EINVAL);
+	memset(big, 'a', GUEST_CMDLINE_MAX - 1);
+	big[GUEST_CMDLINE_MAX - 1] = '\0';
+	assert_int_equal(guest_cmdline_check(big, why, sizeof(why)), 0);
+	big[GUEST_CMDLINE_MAX - 1] = 'a';
+	big[GUEST_CMDLINE_MAX] = '\0';
+	assert_int_equal(guest_cmdline_check(big, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "512 bytes; the most is 511");
 }
 
 /* A file with just the boot header's release: "HdrS" at 0x202, the
@@ -180,6 +213,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_image_version),
 		cmocka_unit_test(test_version_matches),
+		cmocka_unit_test(test_cmdline_check),
 		cmocka_unit_test(test_bzimage_own_modules),
 	};
 
