@@ -112,19 +112,19 @@ wait_dev() {
 }
 
 # snap DEV [PREFIX]: snapped= a line per interface of DEV, its number,
-# class, name and driver
+# class, name and driver (its names are s_*: a caller's `cls` is its own)
 snap() {
 	snapped=
-	for i in /sys/bus/usb/devices/$1/$1:*; do
-		[ -f $i/bInterfaceNumber ] || continue
-		drv=none
-		if [ -L $i/driver ] && cd -P $i/driver 2>/dev/null; then
-			drv=${PWD##*/}
+	for s_i in /sys/bus/usb/devices/$1/$1:*; do
+		[ -f $s_i/bInterfaceNumber ] || continue
+		s_drv=none
+		if [ -L $s_i/driver ] && cd -P $s_i/driver 2>/dev/null; then
+			s_drv=${PWD##*/}
 			cd /
 		fi
-		read -r num <$i/bInterfaceNumber
-		read -r cls <$i/bInterfaceClass
-		snapped="$snapped$2$num $cls ${i##*/} $drv
+		read -r s_num <$s_i/bInterfaceNumber
+		read -r s_cls <$s_i/bInterfaceClass
+		snapped="$snapped$2$s_num $s_cls ${s_i##*/} $s_drv
 "
 	done
 }

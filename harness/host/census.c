@@ -521,8 +521,6 @@ static int run_child(const struct gen *g, const char *bin_dir,
 	snprintf(log, sizeof(log), "%s/%s.log", g->out, tag);
 	snprintf(jobs, sizeof(jobs), "%u", g->o->jobs ? g->o->jobs : 1);
 	argv[a++] = usbrig;
-	argv[a++] = "--cmdline";
-	argv[a++] = CENSUS_CMDLINE;
 	guest_child_args(&g->o->guest, argv, &a);
 	if (g->slow > 1 && !g->o->guest.boot_timeout) {
 		/* a KASAN kernel boots some 3 times slower too */
@@ -609,6 +607,9 @@ int census_main(int argc, char **argv)
 	char *slash;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* the census's own parameters first: the user's come after them */
+	snprintf(o.guest.cmdline, sizeof(o.guest.cmdline), "%s",
+		 CENSUS_CMDLINE);
 	if (parse_args(argc, argv, &o))
 		goto out_opts;
 	len = readlink("/proc/self/exe", self, sizeof(self) - 1);

@@ -533,14 +533,10 @@ int guest_kernel_resolve(const char *prog, const struct guest_opts *o,
 	int ret;
 
 	memset(k, 0, sizeof(*k));
-	if (o->cmdline) {
-		char why[128];
-
-		if (guest_cmdline_check(o->cmdline, why, sizeof(why))) {
-			fprintf(stderr, "%s: --cmdline '%s': %s\n", prog,
-				o->cmdline, why);
-			return -EINVAL;
-		}
+	if (o->cmdline_bad) {
+		fprintf(stderr, "%s: --cmdline '%s': %s\n", prog,
+			o->cmdline_bad, o->cmdline_why);
+		return -EINVAL;
 	}
 	if (o->kernel && o->tree) {
 		fprintf(stderr, "%s: --kernel and --kernel-tree name two kernels: give one\n",
@@ -604,7 +600,10 @@ bool guest_opt(int c, const char *arg, struct guest_opts *o)
 		o->tree = arg;
 		return true;
 	case GUEST_OPT_CMDLINE:
-		o->cmdline = arg;
+		if (!o->cmdline_bad &&
+		    guest_cmdline_add(o->cmdline, arg, o->cmdline_why,
+				      sizeof(o->cmdline_why)))
+			o->cmdline_bad = arg;
 		return true;
 	}
 	return false;
@@ -635,6 +634,29 @@ int guest_cmdline_check(const char *args, char *why, size_t size)
 	return 0;
 }
 
+int guest_cmdline_add(char *cmdline, const char *args, char *why,
+		      size_t size)
+{
+	size_t have = strlen(cmdline), n = strlen(args);
+	int ret = guest_cmdline_check(args, why, size);
+
+	if (ret)
+		return ret;
+	if (have + (have ? 1 : 0) + n >= GUEST_CMDLINE_MAX) {
+		if (have <= 48)	/* a usbrig command's own, say */
+			snprintf(why, size, "after '%s', more than %d bytes in all",
+				 cmdline, GUEST_CMDLINE_MAX - 1);
+		else
+			snprintf(why, size, "after the %zu bytes before it, more than %d in all",
+				 have, GUEST_CMDLINE_MAX - 1);
+		return -EINVAL;
+	}
+	if (have)
+		cmdline[have++] = ' ';
+	memcpy(cmdline + have, args, n + 1);
+	return 0;
+}
+
 void guest_child_args(const struct guest_opts *o, char **argv, int *argc)
 {
 	if (o->kernel) {
@@ -653,7 +675,7 @@ void guest_child_args(const struct guest_opts *o, char **argv, int *argc)
 		argv[(*argc)++] = "--boot-timeout";
 		argv[(*argc)++] = (char *)o->boot_timeout;
 	}
-	if (o->cmdline) {
+	if (o->cmdline[0]) {
 		argv[(*argc)++] = "--cmdline";
 		argv[(*argc)++] = (char *)o->cmdline;
 	}

@@ -12,6 +12,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/*
+ * --cmdline ARGS: kernel parameters added to the guest's command line
+ * (after usbrig's own, so they win), all of them GUEST_CMDLINE_MAX bytes
+ * at most.  guest_cmdline_check(): 0 when ARGS is printable ASCII, words
+ * separated by spaces; -EINVAL with the reason in why.
+ * guest_cmdline_add(): ARGS checked, then added after what the
+ * GUEST_CMDLINE_MAX bytes at cmdline hold; -EINVAL with the reason in
+ * why, cmdline untouched.
+ */
+#define GUEST_CMDLINE_MAX	512
+int guest_cmdline_check(const char *args, char *why, size_t size);
+int guest_cmdline_add(char *cmdline, const char *args, char *why,
+		      size_t size);
+
 /* What the user said. */
 struct guest_opts {
 	const char *kernel;		/* --kernel: a bzImage, patched,
@@ -20,7 +34,10 @@ struct guest_opts {
 	const char *tree;		/* --kernel-tree: a built kernel tree */
 	const char *modules_dir;	/* --modules: holds lib/modules/KVER */
 	const char *boot_timeout;	/* --boot-timeout S (passed on) */
-	const char *cmdline;		/* --cmdline ARGS (passed on) */
+	char cmdline[GUEST_CMDLINE_MAX];	/* every --cmdline, in order
+					 * (passed on as one) */
+	const char *cmdline_bad;	/* the first --cmdline refused ... */
+	char cmdline_why[128];		/* ... and why, for the resolver */
 	bool keep;			/* --keep (passed on) */
 };
 
@@ -56,20 +73,14 @@ enum { GUEST_OPT_KERNEL = 0x4000, GUEST_OPT_MODULES, GUEST_OPT_BOOT_TIMEOUT,
 	{ "cmdline", required_argument, NULL, GUEST_OPT_CMDLINE }, \
 	{ "keep", no_argument, NULL, GUEST_OPT_KEEP }
 
-/* getopt_long's c, when it is one of those: stored in o, true. */
+/*
+ * getopt_long's c, when it is one of those: stored in o, true.  A bad
+ * --cmdline is reported by guest_kernel_resolve(), before anything runs.
+ */
 bool guest_opt(int c, const char *arg, struct guest_opts *o);
 
 /* The most argv entries guest_child_args adds. */
 #define GUEST_CHILD_ARGS	11
-
-/*
- * --cmdline ARGS: kernel parameters added to the guest's command line
- * (after usbrig's own, so they win), all of them GUEST_CMDLINE_MAX bytes
- * at most.  guest_cmdline_check(): 0 when ARGS is printable ASCII, words
- * separated by spaces; -EINVAL with the reason in why.
- */
-#define GUEST_CMDLINE_MAX	512
-int guest_cmdline_check(const char *args, char *why, size_t size);
 
 /* Append o's options for a child `usbrig` run to argv at *argc. */
 void guest_child_args(const struct guest_opts *o, char **argv, int *argc);

@@ -455,21 +455,12 @@ static int parse_uint_opt(const char *name, const char *s, unsigned int min,
 /* --cmdline ARGS: checked, then added to what the earlier ones gave */
 static int add_cmdline(struct opts *o, const char *args)
 {
-	size_t have = strlen(o->cmdline);
 	char why[128];
+	int ret = guest_cmdline_add(o->cmdline, args, why, sizeof(why));
 
-	if (guest_cmdline_check(args, why, sizeof(why))) {
+	if (ret)
 		fprintf(stderr, "usbrig: --cmdline '%s': %s\n", args, why);
-		return -EINVAL;
-	}
-	if (have + 1 + strlen(args) >= sizeof(o->cmdline)) {
-		fprintf(stderr, "usbrig: --cmdline '%s': the parameters given come to more than %d bytes\n",
-			args, GUEST_CMDLINE_MAX - 1);
-		return -EINVAL;
-	}
-	snprintf(o->cmdline + have, sizeof(o->cmdline) - have, "%s%s",
-		 have ? " " : "", args);
-	return 0;
+	return ret;
 }
 
 enum {

@@ -658,7 +658,7 @@ static int run_guest(struct repro *rp)
 {
 	char usbrig[PATH_MAX * 2], save_dir[PATH_MAX * 2];
 	char ktap[PATH_MAX * 2], log[PATH_MAX * 2], saved[PATH_MAX * 3];
-	char *argv[16];
+	char *argv[GUEST_CHILD_ARGS + 5];
 	int argc = 0, ret;
 
 	snprintf(usbrig, sizeof(usbrig), "%s/usbrig", rp->bin_dir);

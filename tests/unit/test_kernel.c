@@ -115,6 +115,47 @@ static void test_cmdline_check(void **state)
 	assert_string_equal(why, "512 bytes; the most is 511");
 }
 
+/* every --cmdline joined in order, up to the budget, a refused one
+ * leaving what was there; guest_opt() keeps the first refusal and adds
+ * nothing after it */
+static void test_cmdline_add(void **state)
+{
+	char line[GUEST_CMDLINE_MAX] = "", why[128], big[GUEST_CMDLINE_MAX];
+	struct guest_opts o = { 0 };
+
+	(void)state;
+	memset(big, 'a', GUEST_CMDLINE_MAX - 1);
+	big[GUEST_CMDLINE_MAX - 1] = '\0';
+	assert_int_equal(guest_cmdline_add(line, big, why, sizeof(why)), 0);
+	assert_int_equal(strlen(line), GUEST_CMDLINE_MAX - 1);
+	assert_int_equal(guest_cmdline_add(line, "b", why, sizeof(why)),
+			 -EINVAL);
+	assert_string_equal(why,
+			    "after the 511 bytes before it, more than 511 in all");
+	assert_int_equal(strlen(line), GUEST_CMDLINE_MAX - 1);
+
+	line[0] = '\0';
+	assert_int_equal(guest_cmdline_add(line, "a=1", why, sizeof(why)), 0);
+	assert_int_equal(guest_cmdline_add(line, "b=2 c", why, sizeof(why)),
+			 0);
+	assert_string_equal(line, "a=1 b=2 c");
+	assert_int_equal(guest_cmdline_add(line, big, why, sizeof(why)),
+			 -EINVAL);
+	assert_string_equal(why, "after 'a=1 b=2 c', more than 511 bytes in all");
+	big[GUEST_CMDLINE_MAX - 1 - 10] = '\0';	/* 9 + 1 + 501 = 511 */
+	assert_int_equal(guest_cmdline_add(line, big, why, sizeof(why)), 0);
+	assert_int_equal(strlen(line), GUEST_CMDLINE_MAX - 1);
+
+	assert_true(guest_opt(GUEST_OPT_CMDLINE, "a=1", &o));
+	assert_true(guest_opt(GUEST_OPT_CMDLINE, "x\ty", &o));
+	assert_true(guest_opt(GUEST_OPT_CMDLINE, "", &o));
+	assert_true(guest_opt(GUEST_OPT_CMDLINE, "b=2", &o));
+	assert_string_equal(o.cmdline, "a=1");
+	assert_string_equal(o.cmdline_bad, "x\ty");
+	assert_string_equal(o.cmdline_why,
+			    "column 2: byte 0x09 is not printable ASCII");
+}
+
 /* A file with just the boot header's release: "HdrS" at 0x202, the
  * kernel_version offset at 0x20e (from 0x200), the string there. */
 static void write_header_only(const char *path, const char *release)
@@ -214,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_image_version),
 		cmocka_unit_test(test_version_matches),
 		cmocka_unit_test(test_cmdline_check),
+		cmocka_unit_test(test_cmdline_add),
 		cmocka_unit_test(test_bzimage_own_modules),
 	};
 
