@@ -134,6 +134,8 @@
 #define MSC_RAM_MAX		(1ull << 30)	/* RAM disks up to 1 GiB */
 #define MSC_IMAGE_MAX		(1ull << 42)	/* 4 TiB: past 32-bit LBAs */
 #define MSC_CHUNK		65536		/* compare buffer for VERIFY */
+#define MSC_RAM_SHIFT		16		/* RAM in 64 KiB pieces */
+#define MSC_RAM_PIECE		(1u << MSC_RAM_SHIFT)
 
 enum msc_phase { PH_CBW, PH_DATA_IN, PH_DATA_OUT, PH_CSW };
 
@@ -166,7 +168,8 @@ struct msc_state {
 	struct msc_cfg cfg;
 	struct gdev *dev;
 	int fd;				/* -1: RAM */
-	uint8_t *ram;
+	uint8_t **ram;			/* RAM pieces, NULL until written */
+	size_t ram_pieces;
 	uint64_t blocks;
 	bool medium;			/* not ejected */
 	bool prevent;			/* PREVENT MEDIUM REMOVAL */
@@ -342,7 +345,8 @@ static int medium_open(struct msc_state *st)
 
 	if (!c->image) {
 		st->fd = -1;
-		st->ram = calloc(1, size);
+		st->ram_pieces = (size + MSC_RAM_PIECE - 1) >> MSC_RAM_SHIFT;
+		st->ram = calloc(st->ram_pieces, sizeof(*st->ram));
 		if (!st->ram) {
 			log_err("size %llu: out of memory",
 				(unsigned long long)size);
@@ -387,16 +391,64 @@ static int medium_open(struct msc_state *st)
 	return 0;
 }
 
+/*
+ * The RAM medium is sparse: a 64 KiB piece is allocated when something
+ * other than zeros is first written to it, and a piece never written
+ * reads as zeros.  A disk costs what the host wrote on it, not its size
+ * (a 4 MiB disk that is only enumerated costs 512 bytes of pointers), and
+ * each connection starts from zeros without clearing the whole size.
+ */
+static const char *medium_name(const struct msc_state *st)
+{
+	return st->fd < 0 ? "RAM" : st->cfg.image;
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	return !n || (!p[0] && !memcmp(p, p + 1, n - 1));
+}
+
+/* n bytes at off of the RAM into dst, or from src (off + n within the size:
+ * the CDB was checked) */
+static int ram_rw(struct msc_state *st, uint64_t off, uint8_t *dst,
+		  const uint8_t *src, size_t n)
+{
+	uint8_t **piece;
+	size_t at, k;
+
+	while (n) {
+		piece = &st->ram[off >> MSC_RAM_SHIFT];
+		at = off & (MSC_RAM_PIECE - 1);
+		k = MSC_RAM_PIECE - at < n ? MSC_RAM_PIECE - at : n;
+		if (dst && *piece)
+			memcpy(dst, *piece + at, k);
+		else if (dst)
+			memset(dst, 0, k);
+		else if (*piece || !all_zero(src, k)) {
+			if (!*piece)
+				*piece = calloc(1, MSC_RAM_PIECE);
+			if (!*piece)
+				return -ENOMEM;
+			memcpy(*piece + at, src, k);
+		}
+		if (dst)
+			dst += k;
+		else
+			src += k;
+		off += k;
+		n -= k;
+	}
+	return 0;
+}
+
 /* n bytes at off; beyond the end of a short (read-only) image: zeros */
 static int medium_read(struct msc_state *st, uint64_t off, uint8_t *dst,
 		       size_t n)
 {
 	ssize_t r;
 
-	if (st->fd < 0) {
-		memcpy(dst, st->ram + off, n);
-		return 0;
-	}
+	if (st->fd < 0)
+		return ram_rw(st, off, dst, NULL, n);
 	while (n) {
 		r = pread(st->fd, dst, n, off);
 		if (r < 0 && errno == EINTR)
@@ -419,10 +471,8 @@ static int medium_write(struct msc_state *st, uint64_t off,
 {
 	ssize_t r;
 
-	if (st->fd < 0) {
-		memcpy(st->ram + off, src, n);
-		return 0;
-	}
+	if (st->fd < 0)
+		return ram_rw(st, off, NULL, src, n);
 	while (n) {
 		r = pwrite(st->fd, src, n, off);
 		if (r < 0 && errno == EINTR)
@@ -920,7 +970,7 @@ static void do_data_in(struct msc_state *st, struct urb *urb)
 	} else {
 		ret = medium_read(st, st->off, urb->buf, n);
 		if (ret) {
-			log_warn("image %s: read at %llu: %s", st->cfg.image,
+			log_warn("%s: read at %llu: %s", medium_name(st),
 				 (unsigned long long)st->off, strerror(-ret));
 			memset(urb->buf, 0, n);
 			if (st->status == CSW_GOOD) {
@@ -954,7 +1004,7 @@ static void do_data_out(struct msc_state *st, struct urb *urb)
 	if (n && st->data == DATA_WRITE) {
 		ret = medium_write(st, st->off, urb->buf, n);
 		if (ret) {
-			log_warn("image %s: write at %llu: %s", st->cfg.image,
+			log_warn("%s: write at %llu: %s", medium_name(st),
 				 (unsigned long long)st->off, strerror(-ret));
 			set_sense(st, MEDIUM_ERROR, ASC_WRITE_ERROR, 0);
 		}
@@ -1056,8 +1106,7 @@ static int msc_attach(struct gdev *dev)
 	st->phase = PH_CBW;
 	log_info("interface %u: %llu blocks of %u bytes (%s%s)", st->cfg.intf,
 		 (unsigned long long)st->blocks, st->cfg.block_size,
-		 st->cfg.image ? st->cfg.image : "RAM",
-		 st->cfg.readonly ? ", read-only" : "");
+		 medium_name(st), st->cfg.readonly ? ", read-only" : "");
 	dev->function_state = st;
 	return 0;
 }
@@ -1065,6 +1114,7 @@ static int msc_attach(struct gdev *dev)
 static void msc_detach(struct gdev *dev, void (*free_urb)(struct urb *urb))
 {
 	struct msc_state *st = dev->function_state;
+	size_t i;
 
 	if (!st)
 		return;
@@ -1078,6 +1128,8 @@ static void msc_detach(struct gdev *dev, void (*free_urb)(struct urb *urb))
 				 strerror(-ret));
 		close(st->fd);
 	}
+	for (i = 0; i < st->ram_pieces; i++)
+		free(st->ram[i]);
 	free(st->ram);
 	free(st);
 	dev->function_state = NULL;

@@ -374,6 +374,56 @@ static void test_write_read_image(void **state)
 	sense_is(fx, 0xe, 0x1d, 0x00);
 }
 
+/* A whole data-out command: CBW, one data URB of the n bytes at buf, CSW. */
+static void cmd_out(struct fx *fx, const uint8_t *cdb, uint8_t len,
+		    const uint8_t *buf, uint32_t n)
+{
+	struct urb *c = cbw(fx, n, false, cdb, len), *o;
+
+	assert_true(fx_is_done(fx, c));
+	o = fx_urb_new(EP_OUT, n);
+	memcpy(o->buf, buf, n);
+	fx_submit(fx, o);
+	assert_int_equal(o->actual_length, n);
+	assert_int_equal(csw(fx, 0), 0);
+}
+
+/*
+ * The RAM disk is kept in 64 KiB pieces, made when first written: blocks
+ * 127 and 128 of 512 bytes straddle the first two.  What is read is what
+ * was written, across the seam; what was never written reads as zeros,
+ * and zeros written over data replace it.
+ */
+static void test_write_read_ram(void **state)
+{
+	static const uint8_t r127[10] = { 0x28, 0, 0, 0, 0, 127, 0, 0, 2, 0 };
+	static const uint8_t w127[10] = { 0x2a, 0, 0, 0, 0, 127, 0, 0, 2, 0 };
+	static const uint8_t z127[10] = { 0x2a, 0, 0, 0, 0, 127, 0, 0, 1, 0 };
+	static const uint8_t r0[10] = { 0x28, 0, 0, 0, 0, 0, 0, 0, 2, 0 };
+	static const uint8_t zero[1024];
+	struct fx *fx = *state;
+	uint8_t data[1024];
+	struct urb *d;
+	int k;
+
+	start(fx, "    size 1M\n");
+	d = cmd_in(fx, r127, 10, 1024, 1024, 0);
+	assert_memory_equal(d->buf, zero, 1024);
+
+	for (k = 0; k < 1024; k++)
+		data[k] = k * 7 + 1;
+	cmd_out(fx, w127, 10, data, 1024);
+	d = cmd_in(fx, r127, 10, 1024, 1024, 0);
+	assert_memory_equal(d->buf, data, 1024);
+	d = cmd_in(fx, r0, 10, 1024, 1024, 0);
+	assert_memory_equal(d->buf, zero, 1024);
+
+	cmd_out(fx, z127, 10, zero, 512);
+	d = cmd_in(fx, r127, 10, 1024, 1024, 0);
+	assert_memory_equal(d->buf, zero, 512);
+	assert_memory_equal(d->buf + 512, data + 512, 512);
+}
+
 static void test_range_and_readonly(void **state)
 {
 	static const uint8_t r10[10] = { 0x28, 0, 0, 0, 0x07, 0xff, 0, 0, 2, 0 };
@@ -507,6 +557,7 @@ int main(void)
 		T(test_short_data_stalls_then_csw),
 		T(test_unsupported_opcode_sense),
 		T(test_write_read_image),
+		T(test_write_read_ram),
 		T(test_range_and_readonly),
 		T(test_phase_errors),
 		T(test_invalid_cbw_until_reset),
