@@ -538,6 +538,7 @@ int guest_kernel_resolve(const char *prog, const struct guest_opts *o,
 			o->cmdline_bad, o->cmdline_why);
 		return -EINVAL;
 	}
+	guest_cmdline_warn(prog, o->cmdline);
 	if (o->kernel && o->tree) {
 		fprintf(stderr, "%s: --kernel and --kernel-tree name two kernels: give one\n",
 			prog);
@@ -655,6 +656,56 @@ int guest_cmdline_add(char *cmdline, const char *args, char *why,
 		cmdline[have++] = ' ';
 	memcpy(cmdline + have, args, n + 1);
 	return 0;
+}
+
+bool guest_cmdline_quiet(const char *cmdline, char *word, size_t size)
+{
+	const char *p = cmdline, *w;
+	long level = 5;		/* usbrig's own loglevel=5 comes first */
+	size_t n, last = 0;
+	const char *at = NULL;
+	char *end;
+
+	for (;;) {
+		p += strspn(p, " ");
+		if (!*p)
+			break;
+		w = p;
+		n = strcspn(p, " ");
+		p += n;
+		if (n == 2 && !strncmp(w, "--", 2))
+			break;
+		if (n == 5 && !strncmp(w, "quiet", 5))
+			level = 4;
+		else if (n == 5 && !strncmp(w, "debug", 5))
+			level = 10;
+		else if (n > 9 && !strncmp(w, "loglevel=", 9)) {
+			long v = strtol(w + 9, &end, 0);
+
+			if (end == w + n)
+				level = v;
+			else
+				continue;	/* the kernel ignores it */
+		} else {
+			continue;
+		}
+		at = w;
+		last = n;
+	}
+	if (level >= 5 || !at)
+		return false;
+	snprintf(word, size, "%.*s", (int)last, at);
+	return true;
+}
+
+/* a warning when the --cmdline parameters hide the kernel's warnings */
+void guest_cmdline_warn(const char *prog, const char *cmdline)
+{
+	char word[64];
+
+	if (guest_cmdline_quiet(cmdline, word, sizeof(word)))
+		fprintf(stderr, "%s: warning: --cmdline '%s' leaves the console below loglevel 5: the kernel's WARNING reports and the scenario markers no longer reach the crash watch\n",
+			prog, word);
 }
 
 void guest_child_args(const struct guest_opts *o, char **argv, int *argc)

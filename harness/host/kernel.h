@@ -25,6 +25,16 @@
 int guest_cmdline_check(const char *args, char *why, size_t size);
 int guest_cmdline_add(char *cmdline, const char *args, char *why,
 		      size_t size);
+/*
+ * guest_cmdline_quiet(): true when the parameters in cmdline leave the
+ * console below loglevel 5 (the last of `quiet`, `debug` and
+ * `loglevel=N` before any `--` wins, as in the kernel), with that word
+ * in word.  The console then hides KERN_WARNING: the crash watch misses
+ * WARNING reports and the agent's scenario markers.  A warning, not an
+ * error: it may be what the user wants.
+ */
+bool guest_cmdline_quiet(const char *cmdline, char *word, size_t size);
+void guest_cmdline_warn(const char *prog, const char *cmdline);
 
 /* What the user said. */
 struct guest_opts {

@@ -779,6 +779,7 @@ int main(int argc, char **argv)
 	}
 
 	/* 3. the guest kernels, all found before anything runs */
+	guest_cmdline_warn("usbrig", o.cmdline);
 	nk = o.n_kernels ? o.n_kernels : 1;
 	if (nk > 1 && o.modules_dir) {
 		fprintf(stderr, "usbrig: --modules names one kernel's modules; with several --kernel each brings its own\n");

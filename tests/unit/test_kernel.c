@@ -156,6 +156,33 @@ static void test_cmdline_add(void **state)
 			    "column 2: byte 0x09 is not printable ASCII");
 }
 
+/* The console level the --cmdline parameters leave, as the kernel reads
+ * them: the last of quiet, debug and a well-formed loglevel=N wins,
+ * nothing after "--" counts. */
+static void test_cmdline_quiet(void **state)
+{
+	char w[64] = "";
+
+	(void)state;
+	assert_false(guest_cmdline_quiet("", w, sizeof(w)));
+	assert_false(guest_cmdline_quiet("usbcore.autosuspend=-1", w,
+					 sizeof(w)));
+	assert_true(guest_cmdline_quiet("a=1 quiet b", w, sizeof(w)));
+	assert_string_equal(w, "quiet");
+	assert_true(guest_cmdline_quiet("loglevel=7  loglevel=3", w,
+					sizeof(w)));
+	assert_string_equal(w, "loglevel=3");
+	assert_false(guest_cmdline_quiet("quiet loglevel=5", w, sizeof(w)));
+	assert_false(guest_cmdline_quiet("quiet debug", w, sizeof(w)));
+	assert_false(guest_cmdline_quiet("loglevel=3x", w, sizeof(w)));
+	assert_false(guest_cmdline_quiet("quiet_x myloglevel=1", w,
+					 sizeof(w)));
+	assert_false(guest_cmdline_quiet("-- quiet", w, sizeof(w)));
+	assert_true(guest_cmdline_quiet("debug loglevel=0 -- debug", w,
+					sizeof(w)));
+	assert_string_equal(w, "loglevel=0");
+}
+
 /* A file with just the boot header's release: "HdrS" at 0x202, the
  * kernel_version offset at 0x20e (from 0x200), the string there. */
 static void write_header_only(const char *path, const char *release)
@@ -256,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_version_matches),
 		cmocka_unit_test(test_cmdline_check),
 		cmocka_unit_test(test_cmdline_add),
+		cmocka_unit_test(test_cmdline_quiet),
 		cmocka_unit_test(test_bzimage_own_modules),
 	};
 
