@@ -398,9 +398,15 @@ static int medium_open(struct msc_state *st)
  * (a 4 MiB disk that is only enumerated costs 512 bytes of pointers), and
  * each connection starts from zeros without clearing the whole size.
  */
+/* "image PATH" or "RAM disk", in two words for the log */
+static const char *medium_kind(const struct msc_state *st)
+{
+	return st->fd < 0 ? "RAM" : "image";
+}
+
 static const char *medium_name(const struct msc_state *st)
 {
-	return st->fd < 0 ? "RAM" : st->cfg.image;
+	return st->fd < 0 ? "disk" : st->cfg.image;
 }
 
 static bool all_zero(const uint8_t *p, size_t n)
@@ -970,7 +976,8 @@ static void do_data_in(struct msc_state *st, struct urb *urb)
 	} else {
 		ret = medium_read(st, st->off, urb->buf, n);
 		if (ret) {
-			log_warn("%s: read at %llu: %s", medium_name(st),
+			log_warn("%s %s: read at %llu: %s", medium_kind(st),
+				 medium_name(st),
 				 (unsigned long long)st->off, strerror(-ret));
 			memset(urb->buf, 0, n);
 			if (st->status == CSW_GOOD) {
@@ -1004,7 +1011,8 @@ static void do_data_out(struct msc_state *st, struct urb *urb)
 	if (n && st->data == DATA_WRITE) {
 		ret = medium_write(st, st->off, urb->buf, n);
 		if (ret) {
-			log_warn("%s: write at %llu: %s", medium_name(st),
+			log_warn("%s %s: write at %llu: %s", medium_kind(st),
+				 medium_name(st),
 				 (unsigned long long)st->off, strerror(-ret));
 			set_sense(st, MEDIUM_ERROR, ASC_WRITE_ERROR, 0);
 		}
@@ -1106,7 +1114,8 @@ static int msc_attach(struct gdev *dev)
 	st->phase = PH_CBW;
 	log_info("interface %u: %llu blocks of %u bytes (%s%s)", st->cfg.intf,
 		 (unsigned long long)st->blocks, st->cfg.block_size,
-		 medium_name(st), st->cfg.readonly ? ", read-only" : "");
+		 st->fd < 0 ? "RAM" : st->cfg.image,
+		 st->cfg.readonly ? ", read-only" : "");
 	dev->function_state = st;
 	return 0;
 }

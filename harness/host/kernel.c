@@ -14,6 +14,7 @@
 #include "kernel.h"
 
 #include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -658,13 +659,39 @@ int guest_cmdline_add(char *cmdline, const char *args, char *why,
 	return 0;
 }
 
+/* the word w (n bytes) is NAME or NAME=anything */
+static bool cmdline_word_is(const char *w, size_t n, const char *name)
+{
+	size_t k = strlen(name);
+
+	return n >= k && !strncmp(w, name, k) && (n == k || w[k] == '=');
+}
+
+/*
+ * loglevel=V as the kernel reads it (get_option()): an optional '-', then
+ * digits in base 0 (0x.. hex, 0.. octal), whatever follows ignored, the
+ * value cut to an int; no digit: the parameter is ignored
+ */
+static bool cmdline_loglevel(const char *v, long *level)
+{
+	bool neg = *v == '-';
+	unsigned long long u;
+
+	if (neg)
+		v++;
+	if (!isdigit((unsigned char)*v))
+		return false;
+	u = strtoull(v, NULL, 0);
+	*level = (int)(neg ? -u : u);
+	return true;
+}
+
 bool guest_cmdline_quiet(const char *cmdline, char *word, size_t size)
 {
-	const char *p = cmdline, *w;
+	const char *p = cmdline, *w, *at = NULL;
 	long level = 5;		/* usbrig's own loglevel=5 comes first */
+	bool ignore = false;
 	size_t n, last = 0;
-	const char *at = NULL;
-	char *end;
 
 	for (;;) {
 		p += strspn(p, " ");
@@ -674,25 +701,20 @@ bool guest_cmdline_quiet(const char *cmdline, char *word, size_t size)
 		n = strcspn(p, " ");
 		p += n;
 		if (n == 2 && !strncmp(w, "--", 2))
-			break;
-		if (n == 5 && !strncmp(w, "quiet", 5))
+			break;	/* the rest is init's */
+		if (cmdline_word_is(w, n, "ignore_loglevel"))
+			ignore = true;
+		else if (cmdline_word_is(w, n, "quiet"))
 			level = 4;
-		else if (n == 5 && !strncmp(w, "debug", 5))
+		else if (cmdline_word_is(w, n, "debug"))
 			level = 10;
-		else if (n > 9 && !strncmp(w, "loglevel=", 9)) {
-			long v = strtol(w + 9, &end, 0);
-
-			if (end == w + n)
-				level = v;
-			else
-				continue;	/* the kernel ignores it */
-		} else {
+		else if (!(n > 9 && !strncmp(w, "loglevel=", 9) &&
+			   cmdline_loglevel(w + 9, &level)))
 			continue;
-		}
 		at = w;
 		last = n;
 	}
-	if (level >= 5 || !at)
+	if (ignore || level >= 5 || !at)
 		return false;
 	snprintf(word, size, "%.*s", (int)last, at);
 	return true;

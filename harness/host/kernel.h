@@ -28,8 +28,8 @@ int guest_cmdline_add(char *cmdline, const char *args, char *why,
 /*
  * guest_cmdline_quiet(): true when the parameters in cmdline leave the
  * console below loglevel 5 (the last of `quiet`, `debug` and
- * `loglevel=N` before any `--` wins, as in the kernel), with that word
- * in word.  The console then hides KERN_WARNING: the crash watch misses
+ * `loglevel=N` before any `--` wins, as in the kernel, and
+ * `ignore_loglevel` prints everything), with that word in word.  The console then hides KERN_WARNING: the crash watch misses
  * WARNING reports and the agent's scenario markers.  A warning, not an
  * error: it may be what the user wants.
  */

@@ -388,6 +388,40 @@ static void cmd_out(struct fx *fx, const uint8_t *cdb, uint8_t len,
 	assert_int_equal(csw(fx, 0), 0);
 }
 
+/* A 10-byte CDB (READ(10) 0x28, WRITE(10) 0x2a, VERIFY(10) 0x2f) in cdb */
+static const uint8_t *cdb10(uint8_t *cdb, uint8_t op, uint8_t flags,
+			    uint32_t lba, uint16_t count)
+{
+	memset(cdb, 0, 10);
+	cdb[0] = op;
+	cdb[1] = flags;
+	cdb[2] = lba >> 24;
+	cdb[3] = lba >> 16;
+	cdb[4] = lba >> 8;
+	cdb[5] = lba;
+	cdb[7] = count >> 8;
+	cdb[8] = count;
+	return cdb;
+}
+
+/* VERIFY(10) BYTCHK 1 of count blocks at lba against buf: the CSW says
+ * good (residue 0) or failed (a MISCOMPARE: the data not used) */
+static void verify_ram(struct fx *fx, uint32_t lba, uint16_t count,
+		       const uint8_t *buf, bool same)
+{
+	uint32_t n = count * 512u;
+	uint8_t cdb[10];
+	struct urb *c, *o;
+
+	c = cbw(fx, n, false, cdb10(cdb, 0x2f, 0x02, lba, count), 10);
+	assert_true(fx_is_done(fx, c));
+	o = fx_urb_new(EP_OUT, n);
+	memcpy(o->buf, buf, n);
+	fx_submit(fx, o);
+	assert_int_equal(o->actual_length, n);
+	assert_int_equal(csw(fx, same ? 0 : n), same ? 0 : 1);
+}
+
 /*
  * The RAM disk is kept in 64 KiB pieces, made when first written: blocks
  * 127 and 128 of 512 bytes straddle the first two.  What is read is what
@@ -396,32 +430,61 @@ static void cmd_out(struct fx *fx, const uint8_t *cdb, uint8_t len,
  */
 static void test_write_read_ram(void **state)
 {
-	static const uint8_t r127[10] = { 0x28, 0, 0, 0, 0, 127, 0, 0, 2, 0 };
-	static const uint8_t w127[10] = { 0x2a, 0, 0, 0, 0, 127, 0, 0, 2, 0 };
-	static const uint8_t z127[10] = { 0x2a, 0, 0, 0, 0, 127, 0, 0, 1, 0 };
-	static const uint8_t r0[10] = { 0x28, 0, 0, 0, 0, 0, 0, 0, 2, 0 };
 	static const uint8_t zero[1024];
 	struct fx *fx = *state;
-	uint8_t data[1024];
+	uint8_t data[1024], cdb[10];
 	struct urb *d;
 	int k;
 
 	start(fx, "    size 1M\n");
-	d = cmd_in(fx, r127, 10, 1024, 1024, 0);
+	d = cmd_in(fx, cdb10(cdb, 0x28, 0, 127, 2), 10, 1024, 1024, 0);
 	assert_memory_equal(d->buf, zero, 1024);
 
 	for (k = 0; k < 1024; k++)
 		data[k] = k * 7 + 1;
-	cmd_out(fx, w127, 10, data, 1024);
-	d = cmd_in(fx, r127, 10, 1024, 1024, 0);
+	cmd_out(fx, cdb10(cdb, 0x2a, 0, 127, 2), 10, data, 1024);
+	d = cmd_in(fx, cdb10(cdb, 0x28, 0, 127, 2), 10, 1024, 1024, 0);
 	assert_memory_equal(d->buf, data, 1024);
-	d = cmd_in(fx, r0, 10, 1024, 1024, 0);
+	d = cmd_in(fx, cdb10(cdb, 0x28, 0, 0, 2), 10, 1024, 1024, 0);
 	assert_memory_equal(d->buf, zero, 1024);
 
-	cmd_out(fx, z127, 10, zero, 512);
-	d = cmd_in(fx, r127, 10, 1024, 1024, 0);
+	cmd_out(fx, cdb10(cdb, 0x2a, 0, 127, 1), 10, zero, 512);
+	d = cmd_in(fx, cdb10(cdb, 0x28, 0, 127, 2), 10, 1024, 1024, 0);
 	assert_memory_equal(d->buf, zero, 512);
 	assert_memory_equal(d->buf + 512, data + 512, 512);
+}
+
+/*
+ * A RAM disk whose size is not a whole number of pieces: 100,000 bytes,
+ * 195 blocks, the last (194, at 99,328) in the second piece, which the
+ * disk only partly covers.  VERIFY compares with pieces never written
+ * (zeros) and with written ones, across the seam.
+ */
+static void test_ram_last_piece_and_verify(void **state)
+{
+	uint8_t data[1024], buf[1024] = { 0 }, cdb[10];
+	struct fx *fx = *state;
+	struct urb *d;
+	int k;
+
+	start(fx, "    size 100000\n");
+	for (k = 0; k < 1024; k++)
+		data[k] = k * 5 + 3;
+	cmd_out(fx, cdb10(cdb, 0x2a, 0, 194, 1), 10, data, 512);
+	d = cmd_in(fx, cdb10(cdb, 0x28, 0, 194, 1), 10, 512, 512, 0);
+	assert_memory_equal(d->buf, data, 512);
+
+	/* blocks 127..128 never written: zeros verify, anything else not */
+	verify_ram(fx, 127, 2, buf, true);
+	buf[900] = 1;
+	verify_ram(fx, 127, 2, buf, false);
+	sense_is(fx, 0xe, 0x1d, 0x00);
+
+	/* block 127 written (first piece), 128 not (second): both compared */
+	cmd_out(fx, cdb10(cdb, 0x2a, 0, 127, 1), 10, data, 512);
+	memcpy(buf, data, 512);
+	memset(buf + 512, 0, 512);
+	verify_ram(fx, 127, 2, buf, true);
 }
 
 static void test_range_and_readonly(void **state)
@@ -558,6 +621,7 @@ int main(void)
 		T(test_unsupported_opcode_sense),
 		T(test_write_read_image),
 		T(test_write_read_ram),
+		T(test_ram_last_piece_and_verify),
 		T(test_range_and_readonly),
 		T(test_phase_errors),
 		T(test_invalid_cbw_until_reset),

@@ -157,8 +157,9 @@ static void test_cmdline_add(void **state)
 }
 
 /* The console level the --cmdline parameters leave, as the kernel reads
- * them: the last of quiet, debug and a well-formed loglevel=N wins,
- * nothing after "--" counts. */
+ * them: the last of quiet, debug and loglevel=N wins (N as get_option()
+ * reads it: base 0, what follows the digits ignored, no digit: ignored),
+ * ignore_loglevel prints all, nothing after "--" counts. */
 static void test_cmdline_quiet(void **state)
 {
 	char w[64] = "";
@@ -169,13 +170,23 @@ static void test_cmdline_quiet(void **state)
 					 sizeof(w)));
 	assert_true(guest_cmdline_quiet("a=1 quiet b", w, sizeof(w)));
 	assert_string_equal(w, "quiet");
+	assert_true(guest_cmdline_quiet("quiet=0", w, sizeof(w)));
 	assert_true(guest_cmdline_quiet("loglevel=7  loglevel=3", w,
 					sizeof(w)));
 	assert_string_equal(w, "loglevel=3");
 	assert_false(guest_cmdline_quiet("quiet loglevel=5", w, sizeof(w)));
 	assert_false(guest_cmdline_quiet("quiet debug", w, sizeof(w)));
-	assert_false(guest_cmdline_quiet("loglevel=3x", w, sizeof(w)));
+	assert_true(guest_cmdline_quiet("loglevel=3x", w, sizeof(w)));
+	assert_true(guest_cmdline_quiet("loglevel=08", w, sizeof(w)));
+	assert_true(guest_cmdline_quiet("loglevel=-1", w, sizeof(w)));
+	assert_false(guest_cmdline_quiet("loglevel=0x7", w, sizeof(w)));
+	assert_true(guest_cmdline_quiet("quiet loglevel=+3", w, sizeof(w)));
+	assert_string_equal(w, "quiet");
+	assert_false(guest_cmdline_quiet("loglevel=+3 loglevel=", w,
+					 sizeof(w)));
 	assert_false(guest_cmdline_quiet("quiet_x myloglevel=1", w,
+					 sizeof(w)));
+	assert_false(guest_cmdline_quiet("quiet ignore_loglevel", w,
 					 sizeof(w)));
 	assert_false(guest_cmdline_quiet("-- quiet", w, sizeof(w)));
 	assert_true(guest_cmdline_quiet("debug loglevel=0 -- debug", w,
