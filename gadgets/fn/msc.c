@@ -391,13 +391,6 @@ static int medium_open(struct msc_state *st)
 	return 0;
 }
 
-/*
- * The RAM medium is sparse: a 64 KiB piece is allocated when something
- * other than zeros is first written to it, and a piece never written
- * reads as zeros.  A disk costs what the host wrote on it, not its size
- * (a 4 MiB disk that is only enumerated costs 512 bytes of pointers), and
- * each connection starts from zeros without clearing the whole size.
- */
 /* "image PATH" or "RAM disk", in two words for the log */
 static const char *medium_kind(const struct msc_state *st)
 {
@@ -409,6 +402,13 @@ static const char *medium_name(const struct msc_state *st)
 	return st->fd < 0 ? "disk" : st->cfg.image;
 }
 
+/*
+ * The RAM medium is sparse: a 64 KiB piece is allocated when something
+ * other than zeros is first written to it, and a piece never written
+ * reads as zeros.  A disk costs what the host wrote on it, not its size
+ * (a 4 MiB disk that is only enumerated costs 512 bytes of pointers), and
+ * each connection starts from zeros without clearing the whole size.
+ */
 static bool all_zero(const uint8_t *p, size_t n)
 {
 	return !n || (!p[0] && !memcmp(p, p + 1, n - 1));
