@@ -304,6 +304,60 @@ static const struct uevent *uev_find(const char *name, const char *action,
 	return NULL;
 }
 
+/*
+ * The usbip tools read every port's status before they attach or detach
+ * (libsrc/vhci_driver.c, parse_status()), and a port in use whose device
+ * is not in /sys/bus/usb/devices yet (from the SET_ADDRESS, which marks
+ * the port used with its busid, to the device's registration, some 50 ms
+ * later) fails them with "open vhci_driver" before they do anything.  Two
+ * gadgets attached one after the other without waiting (the census's
+ * device and its twin) meet that window.
+ */
+static bool vhci_half_enumerated(void)
+{
+	struct vhci_port ports[VHCI_PORTS_MAX];
+	int n = vhci_ports(ports, VHCI_PORTS_MAX);
+	char path[PATH_MAX];
+
+	for (int i = 0; i < n; i++) {
+		if (ports[i].status != 6)	/* VDEV_ST_USED */
+			continue;
+		strfmt(path, sizeof(path), "/sys/bus/usb/devices/%s",
+		       ports[i].busid);
+		if (access(path, F_OK))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Run a usbip command (argv) outside that window: wait until no port is
+ * half-enumerated (at most 2 s: an error state that lasts is the tool's
+ * to report), and run it again, up to three times, when it failed in the
+ * window anyway (it may open while the tool starts).  `usbip attach` has
+ * imported the device from the server by then and closes the connection;
+ * the server offers the device again.
+ */
+static int usbip_run(char *const argv[], uint64_t deadline_us,
+		     struct proc_res *r)
+{
+	int tries = 0, ret;
+
+	for (;;) {
+		uint64_t until = now_us() + 2000000;
+
+		while (vhci_half_enumerated() && now_us() < until &&
+		       now_us() < deadline_us)
+			ev_pump(10);
+		ret = proc_run(argv, deadline_us, r);
+		if (ret || r->status != 1 || !strstr(r->out, "open vhci_driver") ||
+		    ++tries > 3 || now_us() >= deadline_us)
+			return ret;
+		proc_res_free(r);
+		ev_pump(20);
+	}
+}
+
 static const char *status_str(int st, char *buf, size_t size)
 {
 	if (st < 0)
@@ -347,7 +401,7 @@ int usb_attach(struct scenario_ctx *s, struct gadget *g, int mode,
 	strfmt(tcp_port, sizeof(tcp_port), "%d",
 		 s->server_port ? s->server_port :
 		 remote_port ? remote_port : 3240);
-	ret = proc_run(argv, deadline_us, &r);
+	ret = usbip_run(argv, deadline_us, &r);
 	if (ret) {
 		strfmt(saw, size, "usbip: %s", strerror(-ret));
 		return -1;
@@ -416,7 +470,7 @@ static int detach_port(int port, uint64_t deadline_us, char *saw, size_t size)
 	int ret;
 
 	strfmt(pstr, sizeof(pstr), "%d", port);
-	ret = proc_run(argv, deadline_us, &r);
+	ret = usbip_run(argv, deadline_us, &r);
 	if (ret) {
 		strfmt(saw, size, "usbip: %s", strerror(-ret));
 		return -1;

@@ -298,7 +298,7 @@ static int gen_module(struct gen *g, const struct census_module *m,
 		      struct census_plan *plan)
 {
 	char path[PATH_MAX * 2], cmd[256], title[128];
-	struct census_name mods[MATCH_MAX];
+	struct census_name mods[MATCH_MAX], any;
 	int n_mods = 0, n_kinds = 0, ret, k, last = -1;
 	const int sl = g->slow;
 	FILE *f;
@@ -332,6 +332,7 @@ static int gen_module(struct gen *g, const struct census_module *m,
 			continue;
 		}
 		kp->twin_matches = census_module_matches(g->al, m->name, t);
+		kp->twin_early = !census_matching(g->al, t, &any, 1);
 		kp->newid_class = m->kind[k].ic;
 		n_mods += census_matching(g->al, s, mods + n_mods,
 					  MATCH_MAX - n_mods);
@@ -392,6 +393,10 @@ static int gen_module(struct gen *g, const struct census_module *m,
 		fputc('\n', f);
 		put_phase(f, "static", k);
 		fprintf(f, "attach d%d no-wait within %ds\n", k, 30 * sl);
+		if (kp->twin_early)
+			fprintf(f, "# no table lists the twin: it enumerates now, "
+				"on the next port, while the device is probed\n"
+				"attach t%d no-wait within %ds\n", k, 30 * sl);
 		snprintf(cmd, sizeof(cmd), "sh %s static %d %04x %04x",
 			 GUEST_PROBE, k, s->vid, s->pid);
 		repro_put_run(f, cmd, 40 * sl);
@@ -399,7 +404,9 @@ static int gen_module(struct gen *g, const struct census_module *m,
 		snprintf(cmd, sizeof(cmd), "sh %s unload", GUEST_PROBE);
 		repro_put_run(f, cmd, 30 * sl);
 		put_phase(f, "newid", k);
-		fprintf(f, "attach t%d no-wait within %ds\n", k, 30 * sl);
+		if (!kp->twin_early)
+			fprintf(f, "attach t%d no-wait within %ds\n", k,
+				30 * sl);
 		snprintf(cmd, sizeof(cmd), "sh %s newid %d %04x %04x %s%s",
 			 GUEST_PROBE, k, t->vid, t->pid, m->name, cls);
 		repro_put_run(f, cmd, 40 * sl);
