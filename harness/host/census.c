@@ -64,6 +64,22 @@
  */
 #define CENSUS_CMDLINE	"usbcore.old_scheme_first=1"
 
+/*
+ * Modules the kernel loads itself, by request_module(), when a module
+ * asks for what they provide, and which no modules.dep line names: a
+ * real system's modprobe finds them, the guest has only what a scenario
+ * requires.  The default RNG ("crypto-stdrng": drbg, the HMAC-SHA512 of
+ * its default instance and the CTR mode of its AES ones, which its
+ * self-tests try, and its seed source): without it ecc cannot make a key,
+ * so ecdh_generic, which the Bluetooth core loads, failed its self-test
+ * with -EFAULT and the kernel WARNed (crypto/testmgr.c), a report of the
+ * guest's making given to every Bluetooth driver, each costing a boot.
+ * Those the kernel has as modules are required by every census scenario.
+ */
+static const char *const census_ondemand[] = {
+	"drbg", "jitterentropy_rng", "sha512_generic", "ctr",
+};
+
 static const char usage[] =
 "usage: usbrig census [options]\n"
 "For every module of the guest kernel with USB aliases: attach a device\n"
@@ -229,6 +245,7 @@ struct gen {
 	char out[PATH_MAX + 16], probe[PATH_MAX + 48];
 	char balance[PATH_MAX + 48];	/* usbrig --balance's file, or "" */
 	int next_pid;
+	const char *ondemand;	/* ondemand_requires(), once found */
 };
 
 /* Is CONFIG_KASAN=y in the kernel's .config ("" when it has none)? */
@@ -243,6 +260,26 @@ static bool kconfig_kasan(const char *path)
 	if (f)
 		fclose(f);
 	return on;
+}
+
+/* The `requires module` lines of census_ondemand[], for those the guest
+ * kernel has as modules (looked up once). */
+static const char *ondemand_requires(struct gen *g)
+{
+	static char all[256];
+	size_t w = 0;
+
+	if (g->ondemand)
+		return g->ondemand;
+	for (size_t i = 0; i < sizeof(census_ondemand) /
+			       sizeof(census_ondemand[0]); i++)
+		if (modlist_kind(g->k.mods_root, g->k.kver,
+				 census_ondemand[i]) == 1 && w < sizeof(all))
+			w += (size_t)snprintf(all + w, sizeof(all) - w,
+					      "requires module %s\n",
+					      census_ondemand[i]);
+	g->ondemand = all;
+	return all;
 }
 
 /* An id pair for a twin that no alias names by vendor and product. */
@@ -358,6 +395,7 @@ static int gen_module(struct gen *g, const struct census_module *m,
 		"name census-%s\ntimeout %d\nfile %s %s\nrequires module %s\n",
 		m->name, m->name, (30 + 45 * n_kinds) * sl, g->probe, GUEST_PROBE,
 		m->name);
+	fputs(ondemand_requires(g), f);
 	for (int i = 0; i < n_mods; i++) {
 		bool dup = !strcmp(mods[i].s, m->name);
 
