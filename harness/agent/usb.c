@@ -312,15 +312,19 @@ static const struct uevent *uev_find(const char *name, const char *action,
  * later) fails them with "open vhci_driver" before they do anything.  Two
  * gadgets attached one after the other without waiting (the census's
  * device and its twin) meet that window.
+ *
+ * Is port (-1: any) in that state?  except_port is left out.
  */
-static bool vhci_half_enumerated(void)
+static bool vhci_half_enumerated(int port, int except_port)
 {
 	struct vhci_port ports[VHCI_PORTS_MAX];
 	int n = vhci_ports(ports, VHCI_PORTS_MAX);
 	char path[PATH_MAX];
 
 	for (int i = 0; i < n; i++) {
-		if (ports[i].status != 6)	/* VDEV_ST_USED */
+		if (ports[i].status != 6 ||	/* VDEV_ST_USED */
+		    ports[i].port == except_port ||
+		    (port >= 0 && ports[i].port != port))
 			continue;
 		strfmt(path, sizeof(path), "/sys/bus/usb/devices/%s",
 		       ports[i].busid);
@@ -331,27 +335,33 @@ static bool vhci_half_enumerated(void)
 }
 
 /*
- * Run a usbip command (argv) outside that window: wait until no port is
- * half-enumerated (at most 2 s: an error state that lasts is the tool's
- * to report), and run it again, up to three times, when it failed in the
- * window anyway (it may open while the tool starts).  `usbip attach` has
- * imported the device from the server by then and closes the connection;
- * the server offers the device again.
+ * Run a usbip command (argv) on port own_port (-1: attach, none yet)
+ * outside that window: wait until no other port is half-enumerated (2 s
+ * at most in all: an error state that lasts is the tool's to report), and
+ * run it again, up to three times, when it failed in the window anyway
+ * (one may open while the tool starts).  A port of a device that never
+ * enumerates, the one being detached, stays half-enumerated: no waiting
+ * and no retry for it, the tool's failure is reported at once and the
+ * scenario's cleanup frees the port.  `usbip attach` has imported the
+ * device from the server when it fails there and closes the connection;
+ * the server offers the device again (it reads the closed connection
+ * before the next one's import).
  */
-static int usbip_run(char *const argv[], uint64_t deadline_us,
+static int usbip_run(char *const argv[], int own_port, uint64_t deadline_us,
 		     struct proc_res *r)
 {
+	uint64_t until = now_us() + 2000000;
 	int tries = 0, ret;
 
+	if (until > deadline_us)
+		until = deadline_us;
 	for (;;) {
-		uint64_t until = now_us() + 2000000;
-
-		while (vhci_half_enumerated() && now_us() < until &&
-		       now_us() < deadline_us)
+		while (vhci_half_enumerated(-1, own_port) && now_us() < until)
 			ev_pump(10);
 		ret = proc_run(argv, deadline_us, r);
 		if (ret || r->status != 1 || !strstr(r->out, "open vhci_driver") ||
-		    ++tries > 3 || now_us() >= deadline_us)
+		    ++tries > 3 || now_us() >= deadline_us ||
+		    (own_port >= 0 && vhci_half_enumerated(own_port, -1)))
 			return ret;
 		proc_res_free(r);
 		ev_pump(20);
@@ -401,7 +411,7 @@ int usb_attach(struct scenario_ctx *s, struct gadget *g, int mode,
 	strfmt(tcp_port, sizeof(tcp_port), "%d",
 		 s->server_port ? s->server_port :
 		 remote_port ? remote_port : 3240);
-	ret = usbip_run(argv, deadline_us, &r);
+	ret = usbip_run(argv, -1, deadline_us, &r);
 	if (ret) {
 		strfmt(saw, size, "usbip: %s", strerror(-ret));
 		return -1;
@@ -470,7 +480,7 @@ static int detach_port(int port, uint64_t deadline_us, char *saw, size_t size)
 	int ret;
 
 	strfmt(pstr, sizeof(pstr), "%d", port);
-	ret = usbip_run(argv, deadline_us, &r);
+	ret = usbip_run(argv, port, deadline_us, &r);
 	if (ret) {
 		strfmt(saw, size, "usbip: %s", strerror(-ret));
 		return -1;
