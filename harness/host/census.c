@@ -245,7 +245,7 @@ struct gen {
 	char out[PATH_MAX + 16], probe[PATH_MAX + 48];
 	char balance[PATH_MAX + 48];	/* usbrig --balance's file, or "" */
 	int next_pid;
-	const char *ondemand;	/* ondemand_requires(), once found */
+	char ondemand[256];	/* ondemand_requires() */
 };
 
 /* Is CONFIG_KASAN=y in the kernel's .config ("" when it has none)? */
@@ -262,24 +262,21 @@ static bool kconfig_kasan(const char *path)
 	return on;
 }
 
-/* The `requires module` lines of census_ondemand[], for those the guest
- * kernel has as modules (looked up once). */
-static const char *ondemand_requires(struct gen *g)
+/* g->ondemand: the `requires module` lines of census_ondemand[], for
+ * those the guest kernel has as modules. */
+static void ondemand_requires(struct gen *g)
 {
-	static char all[256];
 	size_t w = 0;
 
-	if (g->ondemand)
-		return g->ondemand;
 	for (size_t i = 0; i < sizeof(census_ondemand) /
 			       sizeof(census_ondemand[0]); i++)
 		if (modlist_kind(g->k.mods_root, g->k.kver,
-				 census_ondemand[i]) == 1 && w < sizeof(all))
-			w += (size_t)snprintf(all + w, sizeof(all) - w,
+				 census_ondemand[i]) == 1 &&
+		    w < sizeof(g->ondemand))
+			w += (size_t)snprintf(g->ondemand + w,
+					      sizeof(g->ondemand) - w,
 					      "requires module %s\n",
 					      census_ondemand[i]);
-	g->ondemand = all;
-	return all;
 }
 
 /* An id pair for a twin that no alias names by vendor and product. */
@@ -336,6 +333,7 @@ static int gen_module(struct gen *g, const struct census_module *m,
 {
 	char path[PATH_MAX * 2], cmd[256], title[128];
 	struct census_name mods[MATCH_MAX], any;
+	bool early;
 	int n_mods = 0, n_kinds = 0, ret, k, last = -1;
 	const int sl = g->slow;
 	FILE *f;
@@ -369,7 +367,6 @@ static int gen_module(struct gen *g, const struct census_module *m,
 			continue;
 		}
 		kp->twin_matches = census_module_matches(g->al, m->name, t);
-		kp->twin_early = !census_matching(g->al, t, &any, 1);
 		kp->newid_class = m->kind[k].ic;
 		n_mods += census_matching(g->al, s, mods + n_mods,
 					  MATCH_MAX - n_mods);
@@ -395,7 +392,7 @@ static int gen_module(struct gen *g, const struct census_module *m,
 		"name census-%s\ntimeout %d\nfile %s %s\nrequires module %s\n",
 		m->name, m->name, (30 + 45 * n_kinds) * sl, g->probe, GUEST_PROBE,
 		m->name);
-	fputs(ondemand_requires(g), f);
+	fputs(g->ondemand, f);
 	for (int i = 0; i < n_mods; i++) {
 		bool dup = !strcmp(mods[i].s, m->name);
 
@@ -431,7 +428,9 @@ static int gen_module(struct gen *g, const struct census_module *m,
 		fputc('\n', f);
 		put_phase(f, "static", k);
 		fprintf(f, "attach d%d no-wait within %ds\n", k, 30 * sl);
-		if (kp->twin_early)
+		/* no alias of any module matches the twin */
+		early = !census_matching(g->al, t, &any, 1);
+		if (early)
 			fprintf(f, "# no table lists the twin: it enumerates now, "
 				"on the next port, while the device is probed\n"
 				"attach t%d no-wait within %ds\n", k, 30 * sl);
@@ -442,7 +441,7 @@ static int gen_module(struct gen *g, const struct census_module *m,
 		snprintf(cmd, sizeof(cmd), "sh %s unload", GUEST_PROBE);
 		repro_put_run(f, cmd, 30 * sl);
 		put_phase(f, "newid", k);
-		if (!kp->twin_early)
+		if (!early)
 			fprintf(f, "attach t%d no-wait within %ds\n", k,
 				30 * sl);
 		snprintf(cmd, sizeof(cmd), "sh %s newid %d %04x %04x %s%s",
@@ -672,6 +671,7 @@ int census_main(int argc, char **argv)
 	if (guest_kernel_resolve("usbrig census", &o.guest, g.root, &g.k))
 		goto out_opts;
 	g.slow = kconfig_kasan(g.k.kconfig) ? 3 : 1;
+	ondemand_requires(&g);
 	ret = census_aliases_read(g.k.mods_root, g.k.kver, &al);
 	if (ret) {
 		cerr("%s/lib/modules/%s/modules.alias: %s (--modules DIR?)",

@@ -16,9 +16,6 @@ struct census_kind_plan {
 	struct census_dev twin;		/* the same, ids no table lists */
 	int newid_class;		/* new_id's class field, -1 none */
 	bool twin_matches;		/* an alias of the module matches the twin */
-	bool twin_early;		/* no alias of any module matches the
-					 * twin: attached with the device, it
-					 * enumerates during the static phase */
 };
 
 struct census_plan {
