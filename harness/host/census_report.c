@@ -800,6 +800,24 @@ char *census_times(const char *path)
 	return out;
 }
 
+/* A report's first line (in ours a newline ends it, in the baseline's
+ * JSON text a "\n"), what the change line shows of it. */
+static void first_line(const char *s, char *out, size_t size)
+{
+	const char *esc = strstr(s, "\\n");
+	size_t n = strcspn(s, "\n");
+
+	if (esc && (size_t)(esc - s) < n)
+		n = (size_t)(esc - s);
+	snprintf(out, size, "%.*s", (int)n, s);
+}
+
+/*
+ * The rows of BASELINE against ours, by module and kind: a changed
+ * outcome (and errno), a kernel report that came or went (its presence:
+ * the text has times and addresses), a row the baseline lacks.  Each
+ * change is a `census: changed:` line; the count of changed rows.
+ */
 static int compare(const char *baseline, const struct row *rows, int n)
 {
 	char *text = fs_read_file(baseline, REPORT_MAX, NULL);
@@ -817,7 +835,7 @@ static int compare(const char *baseline, const struct row *rows, int n)
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char mod[CENSUS_NAME_MAX], kind[32], st[48], nw[48], rp[48];
-		char se[16], ne[16];
+		char se[16], ne[16], rep[80], shown[80];
 
 		json_field(line, "module", mod, sizeof(mod));
 		if (!mod[0])
@@ -828,16 +846,28 @@ static int compare(const char *baseline, const struct row *rows, int n)
 		json_field(line, "newid", nw, sizeof(nw));
 		json_field(line, "newid_errno", ne, sizeof(ne));
 		json_field(line, "replug", rp, sizeof(rp));
+		json_field(line, "report", rep, sizeof(rep));
 		for (int i = 0; i < n; i++) {
 			const struct row *r = &rows[i];
+			bool outcome, report;
 
 			if (strcmp(r->plan->module, mod) ||
 			    strcmp(census_kind_names[r->kind], kind))
 				continue;
 			seen[i] = true;
-			if (strcmp(r->st, st) || r->st_err != atoi(se) ||
-			    strcmp(r->nw, nw) || r->nw_err != atoi(ne) ||
-			    strcmp(r->rp, rp)) {
+			outcome = strcmp(r->st, st) || r->st_err != atoi(se) ||
+				  strcmp(r->nw, nw) || r->nw_err != atoi(ne) ||
+				  strcmp(r->rp, rp);
+			report = !r->report[0] != !rep[0];
+			changed += outcome || report;
+			if (report) {
+				first_line(r->report[0] ? r->report : rep,
+					   shown, sizeof(shown));
+				printf("census: changed: %s (%s): kernel report %s: %s\n",
+				       mod, kind, r->report[0] ? "new" : "gone",
+				       shown);
+			}
+			if (outcome) {
 				printf("census: changed: %s (%s): static %s%s%s -> %s%s%s, new_id %s%s%s -> %s%s%s, replug %s -> %s\n",
 				       mod, kind, st, atoi(se) ? " " : "",
 				       errname(atoi(se)), r->st,
@@ -845,7 +875,6 @@ static int compare(const char *baseline, const struct row *rows, int n)
 				       nw, atoi(ne) ? " " : "", errname(atoi(ne)),
 				       r->nw, r->nw_err ? " " : "",
 				       errname(r->nw_err), rp, r->rp);
-				changed++;
 			}
 		}
 	}

@@ -270,6 +270,12 @@ static void plan_foo_usb(char *out, struct census_plan *plan)
 	assert_int_equal(fs_mkdir_p(path, 0755), 0);
 }
 
+/* foo_usb's record of the static phase: bound; its log's head */
+#define FOO_BOUND	"intf static 0 00 ff 1-1:1.0 foo_usb\n" \
+			"drivers static 0 usb:foo_usb\n"
+#define FOO_STATIC_LOG	"[    2.000000] usbrig-census: begin foo_usb\n" \
+			"[    2.100000] usbrig-census: static 0\n"
+
 /* OUT/rel, written */
 static void put_out(const char *out, const char *rel, const char *text)
 {
@@ -279,6 +285,24 @@ static void put_out(const char *out, const char *rel, const char *text)
 	write_file(path, text);
 }
 
+/* OUT/rel, read (freed by the caller) */
+static char *get_out(const char *out, const char *rel)
+{
+	char path[300], *text;
+
+	snprintf(path, sizeof(path), "%s/%s", out, rel);
+	text = fs_read_file(path, 1 << 20, NULL);
+	assert_non_null(text);
+	return text;
+}
+
+/* census_report() of OUT's records for plan, against base (or none) */
+static int report_of(const char *out, const struct census_plan *plan,
+		     const char *base)
+{
+	return census_report(out, "6.1.0-test", plan, 1, 1.0, 1, base);
+}
+
 /*
  * A module whose table binds and whose new_id gives a probe error: the row
  * says so, and the finding carries both phases' kernel log, without the
@@ -286,14 +310,13 @@ static void put_out(const char *out, const char *rel, const char *text)
  */
 static void test_report(void **state)
 {
-	char out[] = "/tmp/usbrig-census-XXXXXX", path[300], *json, *md;
+	char out[] = "/tmp/usbrig-census-XXXXXX", *json, *md;
 	struct census_plan plan;
 
 	(void)state;
 	plan_foo_usb(out, &plan);
 	put_out(out, "saved/census-foo_usb/report.txt",
-		"intf static 0 00 ff 1-1:1.0 foo_usb\n"
-		"drivers static 0 usb:foo_usb\n"
+		FOO_BOUND
 		"node static 0 /dev/foo0\n"
 		"intf newid-before 0 00 ff 1-1:1.0 none\n"
 		"drivers newid-before 0 usb:foo_usb\n"
@@ -316,11 +339,8 @@ static void test_report(void **state)
 		"[    3.200000] foo_usb 1-1:1.0: bad widget id\n"
 		"[    3.300000] foo_usb: probe of 1-1:1.0 failed with error -5\n"
 		"[    4.000000] usbrig-census: replug 0\n");
-	assert_int_equal(census_report(out, "6.1.0-test", &plan, 1, 1.0, 1,
-				       NULL), CENSUS_EXIT_OK);
-	snprintf(path, sizeof(path), "%s/census.json", out);
-	json = fs_read_file(path, 1 << 20, NULL);
-	assert_non_null(json);
+	assert_int_equal(report_of(out, &plan, NULL), CENSUS_EXIT_OK);
+	json = get_out(out, "census.json");
 	assert_non_null(strstr(json, "\"static\": \"bound\""));
 	assert_non_null(strstr(json, "\"newid\": \"probe-error\", "
 				     "\"newid_errno\": 5"));
@@ -332,9 +352,7 @@ static void test_report(void **state)
 	assert_null(strstr(json, "Device attached"));
 	assert_null(strstr(json, "not this module"));
 	free(json);
-	snprintf(path, sizeof(path), "%s/census.md", out);
-	md = fs_read_file(path, 1 << 20, NULL);
-	assert_non_null(md);
+	md = get_out(out, "census.md");
 	assert_non_null(strstr(md, "- **foo_usb** (device-id): new_id gives "
 				   "probe-error Input/output error, the table "
 				   "bound"));
@@ -378,7 +396,7 @@ static void test_times(void **state)
  */
 static void test_report_retry(void **state)
 {
-	char out[] = "/tmp/usbrig-census-XXXXXX", path[300], *json, *md;
+	char out[] = "/tmp/usbrig-census-XXXXXX", *json, *md;
 	struct census_plan plan;
 
 	(void)state;
@@ -391,11 +409,8 @@ static void test_report_retry(void **state)
 		"# | usbrig-census: foo_usb: " CENSUS_NODEV_RESET "\n"
 		"# | sysrq: Trigger a crash\n"
 		"not ok 1 census-foo_usb\n");
-	assert_int_equal(census_report(out, "6.1.0-test", &plan, 1, 1.0, 1,
-				       NULL), CENSUS_EXIT_OK);
-	snprintf(path, sizeof(path), "%s/census.md", out);
-	md = fs_read_file(path, 1 << 20, NULL);
-	assert_non_null(md);
+	assert_int_equal(report_of(out, &plan, NULL), CENSUS_EXIT_OK);
+	md = get_out(out, "census.md");
 	assert_null(strstr(md, "kernel report"));
 	assert_null(strstr(md, "Run again"));
 	assert_non_null(strstr(md, "| no-device |"));
@@ -403,16 +418,12 @@ static void test_report_retry(void **state)
 
 	/* the second run: bound, in 5 s */
 	put_out(out, "saved/census-foo_usb/report.txt",
-		"intf static 0 00 ff 1-1:1.0 foo_usb\n"
-		"drivers static 0 usb:foo_usb\ndmesg\n");
+		FOO_BOUND "dmesg\n");
 	put_out(out, "retry.log", "[1/1] PASS census-foo_usb (5.0s)\n");
 	put_out(out, "retry.ktap",
 		"KTAP version 1\n1..1\nok 1 census-foo_usb\n");
-	assert_int_equal(census_report(out, "6.1.0-test", &plan, 1, 1.0, 1,
-				       NULL), CENSUS_EXIT_OK);
-	snprintf(path, sizeof(path), "%s/census.md", out);
-	md = fs_read_file(path, 1 << 20, NULL);
-	assert_non_null(md);
+	assert_int_equal(report_of(out, &plan, NULL), CENSUS_EXIT_OK);
+	md = get_out(out, "census.md");
 	assert_non_null(strstr(md, "Run again in a fresh guest, their device "
 				   "not enumerated in the first boot: "
 				   "foo_usb.\n"));
@@ -420,10 +431,60 @@ static void test_report_retry(void **state)
 				   "| bound |"));
 	assert_non_null(strstr(md, "| 5.0 |"));
 	free(md);
-	snprintf(path, sizeof(path), "%s/census.json", out);
-	json = fs_read_file(path, 1 << 20, NULL);
-	assert_non_null(json);
+	json = get_out(out, "census.json");
 	assert_non_null(strstr(json, "\"static\": \"bound\""));
+	free(json);
+	fs_rm_rf(out);
+}
+
+/*
+ * --baseline: the same rows compare equal; a kernel report that the
+ * baseline's row lacks is a change, as is one that is gone, and so is a
+ * changed outcome.
+ */
+static void test_compare(void **state)
+{
+	char out[] = "/tmp/usbrig-census-XXXXXX", base[320];
+	char *json, *empty, *p;
+	struct census_plan plan;
+
+	(void)state;
+	plan_foo_usb(out, &plan);
+	put_out(out, "saved/census-foo_usb/report.txt",
+		FOO_BOUND
+		"dmesg\n" FOO_STATIC_LOG
+		"[    2.200000] WARNING: CPU: 0 PID: 7 at drivers/foo.c:12 foo_probe\n"
+		"[    2.300000] Call Trace:\n");
+	assert_int_equal(report_of(out, &plan, NULL), CENSUS_EXIT_OK);
+	json = get_out(out, "census.json");
+	assert_non_null(strstr(json, "\"report\": \"static: WARNING: CPU: 0"));
+	snprintf(base, sizeof(base), "%s/base.json", out);
+	put_out(out, "base.json", json);
+	assert_int_equal(report_of(out, &plan, base), CENSUS_EXIT_OK);
+
+	/* the baseline had no report: a new one is a change */
+	empty = strdup(json);
+	assert_non_null(empty);
+	p = strstr(empty, "\"report\": \"") + strlen("\"report\": \"");
+	memmove(p, strchr(p, '}') - 1, strlen(strchr(p, '}') - 1) + 1);
+	assert_non_null(strstr(empty, "\"report\": \"\"}"));
+	put_out(out, "base.json", empty);
+	assert_int_equal(report_of(out, &plan, base), CENSUS_EXIT_CHANGED);
+
+	/* the same outcomes without the report: gone is a change too */
+	put_out(out, "saved/census-foo_usb/report.txt",
+		FOO_BOUND "dmesg\n");
+	put_out(out, "base.json", json);
+	assert_int_equal(report_of(out, &plan, base), CENSUS_EXIT_CHANGED);
+	put_out(out, "base.json", empty);
+	assert_int_equal(report_of(out, &plan, base), CENSUS_EXIT_OK);
+
+	/* an outcome changed */
+	put_out(out, "saved/census-foo_usb/report.txt",
+		"intf static 0 00 ff 1-1:1.0 none\n"
+		"drivers static 0 usb:foo_usb\ndmesg\n");
+	assert_int_equal(report_of(out, &plan, base), CENSUS_EXIT_CHANGED);
+	free(empty);
 	free(json);
 	fs_rm_rf(out);
 }
@@ -437,6 +498,7 @@ int main(void)
 		cmocka_unit_test(test_gadgets),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_report_retry),
+		cmocka_unit_test(test_compare),
 		cmocka_unit_test(test_times),
 	};
 
