@@ -64,22 +64,6 @@
  */
 #define CENSUS_CMDLINE	"usbcore.old_scheme_first=1"
 
-/*
- * Modules the kernel loads itself, by request_module(), when a module
- * asks for what they provide, and which no modules.dep line names: a
- * real system's modprobe finds them, the guest has only what a scenario
- * requires.  The default RNG ("crypto-stdrng": drbg, the HMAC-SHA512 of
- * its default instance and the CTR mode of its AES ones, which its
- * self-tests try, and its seed source): without it ecc cannot make a key,
- * so ecdh_generic, which the Bluetooth core loads, failed its self-test
- * with -EFAULT and the kernel WARNed (crypto/testmgr.c), a report of the
- * guest's making given to every Bluetooth driver, each costing a boot.
- * Those the kernel has as modules are required by every census scenario.
- */
-static const char *const census_ondemand[] = {
-	"drbg", "jitterentropy_rng", "sha512_generic", "ctr",
-};
-
 static const char usage[] =
 "usage: usbrig census [options]\n"
 "For every module of the guest kernel with USB aliases: attach a device\n"
@@ -245,7 +229,6 @@ struct gen {
 	char out[PATH_MAX + 16], probe[PATH_MAX + 48];
 	char balance[PATH_MAX + 48];	/* usbrig --balance's file, or "" */
 	int next_pid;
-	char ondemand[256];	/* ondemand_requires() */
 };
 
 /* Is CONFIG_KASAN=y in the kernel's .config ("" when it has none)? */
@@ -260,23 +243,6 @@ static bool kconfig_kasan(const char *path)
 	if (f)
 		fclose(f);
 	return on;
-}
-
-/* g->ondemand: the `requires module` lines of census_ondemand[], for
- * those the guest kernel has as modules. */
-static void ondemand_requires(struct gen *g)
-{
-	size_t w = 0;
-
-	for (size_t i = 0; i < sizeof(census_ondemand) /
-			       sizeof(census_ondemand[0]); i++)
-		if (modlist_kind(g->k.mods_root, g->k.kver,
-				 census_ondemand[i]) == 1 &&
-		    w < sizeof(g->ondemand))
-			w += (size_t)snprintf(g->ondemand + w,
-					      sizeof(g->ondemand) - w,
-					      "requires module %s\n",
-					      census_ondemand[i]);
 }
 
 /* An id pair for a twin that no alias names by vendor and product. */
@@ -392,7 +358,6 @@ static int gen_module(struct gen *g, const struct census_module *m,
 		"name census-%s\ntimeout %d\nfile %s %s\nrequires module %s\n",
 		m->name, m->name, (30 + 45 * n_kinds) * sl, g->probe, GUEST_PROBE,
 		m->name);
-	fputs(g->ondemand, f);
 	for (int i = 0; i < n_mods; i++) {
 		bool dup = !strcmp(mods[i].s, m->name);
 
@@ -671,7 +636,6 @@ int census_main(int argc, char **argv)
 	if (guest_kernel_resolve("usbrig census", &o.guest, g.root, &g.k))
 		goto out_opts;
 	g.slow = kconfig_kasan(g.k.kconfig) ? 3 : 1;
-	ondemand_requires(&g);
 	ret = census_aliases_read(g.k.mods_root, g.k.kver, &al);
 	if (ret) {
 		cerr("%s/lib/modules/%s/modules.alias: %s (--modules DIR?)",

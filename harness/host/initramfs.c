@@ -399,13 +399,26 @@ static int show_depends(struct build *b, const char *root, const char *kver,
 	return ret;
 }
 
+/* names[0..n), each alone and optional (another kernel may have it built
+ * in, or not at all) */
+static int add_optional(struct build *b, const char *root, const char *kver,
+			const char *const *names, size_t n)
+{
+	int ret = 0;
+
+	for (size_t k = 0; k < n && !ret; k++)
+		ret = show_depends(b, root, kver, &names[k], 1, false);
+	return ret;
+}
+
 /*
- * The base modules one by one and optional (another kernel may have them
- * built in or lack virtio_net), then the plan's modules, strictly.
+ * The base modules, then the plan's modules strictly and, with them, the
+ * ones the kernel loads on demand (INITRAMFS_ONDEMAND_MODULES).
  */
 static int add_modules(struct build *b, const char *root, const char *kver)
 {
 	static const char *const base[] = { INITRAMFS_BASE_MODULES };
+	static const char *const ondemand[] = { INITRAMFS_ONDEMAND_MODULES };
 	const struct initramfs_opts *o = b->o;
 	char dir[PATH_MAX];
 	int ret;
@@ -421,14 +434,16 @@ static int add_modules(struct build *b, const char *root, const char *kver)
 		return o->n_modules ? fail(b, -ENOENT, "no %s for the modules the plan loads",
 					   dir) : 0;
 	}
-	for (size_t k = 0; k < sizeof(base) / sizeof(base[0]); k++) {
-		ret = show_depends(b, root, kver, &base[k], 1, false);
-		if (ret)
-			return ret;
-	}
+	ret = add_optional(b, root, kver, base, sizeof(base) / sizeof(base[0]));
+	if (ret)
+		return ret;
 	for (size_t k = 0; k < o->n_modules; k++)
 		hash_str(&b->hash, o->modules[k]);
-	return show_depends(b, root, kver, o->modules, o->n_modules, true);
+	ret = show_depends(b, root, kver, o->modules, o->n_modules, true);
+	if (ret || !o->n_modules)
+		return ret;
+	return add_optional(b, root, kver, ondemand,
+			    sizeof(ondemand) / sizeof(ondemand[0]));
 }
 
 /* ---- guest tools (`requires tool NAME`) ---- */

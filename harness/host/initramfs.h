@@ -63,6 +63,21 @@ struct initramfs_opts {
 	"virtio_pci", "virtio_console", "virtio_net", "vhci-hcd"
 
 /*
+ * Staged with the plan's modules when it has any, one by one and optional:
+ * modules the kernel asks modprobe for itself (request_module) when a
+ * module needs what they provide, which no modules.dep line names, so the
+ * plan's list never brings them; a real system's modprobe finds them on
+ * disk.  The default RNG ("crypto-stdrng": drbg, the HMAC-SHA512 of its
+ * default instance and the CTR mode of its AES ones, which its self-tests
+ * try, and its seed source): without it ecc cannot make a key, so
+ * ecdh_generic, which the Bluetooth core loads, fails its self-test with
+ * -EFAULT and the kernel WARNs (crypto/testmgr.c), a report of the
+ * guest's making for every Bluetooth device.
+ */
+#define INITRAMFS_ONDEMAND_MODULES \
+	"drbg", "jitterentropy_rng", "sha512_generic", "ctr"
+
+/*
  * The host program a guest tool comes from (for `requires tool NAME`):
  * its path, or NULL when the host has none (the scenario is skipped) or
  * the name is unknown.

@@ -5,11 +5,13 @@
 # `usbrig fuzz` that must find what it was given.  Device 0 carries the
 # planted trigger (--plant: vendor-bulk with three bent class descriptors
 # and interface 0 made a Bluetooth HCI interface, whose driver loads
-# ecdh_generic, whose self-test WARNs in this guest: docs/census.md).
-# Checks: the run (8 devices) finds it, confirms it alone, minimises it to
-# the one planted mutation, its repro.scenario passes on its own (the
-# report comes back), and a dry run of the same seed draws the same
-# devices.
+# ecdh_generic, whose self-test WARNs in a guest without the default RNG,
+# which the plant's scenarios take out: docs/fuzzing.md).  Checks: the run
+# (8 devices) finds it, confirms it alone, minimises it to the one planted
+# mutation, its repro.scenario passes on its own (the report comes back),
+# the same scenario with the RNG left in the guest passes with no report
+# at all (the report is the missing RNG's, which every other guest has),
+# and a dry run of the same seed draws the same devices.
 set -u
 usbrig=$1 out=$2 seed=${3:-1} devices=${4:-8}
 
@@ -38,6 +40,20 @@ grep -q '# fuzz M[0-9]* (planted)' "$out/$dir/$dir-minimised.gadget" ||
 nice -n 10 "$usbrig" --save-dir "$out/repro-saved" "$out/$dir/repro.scenario" \
 	>"$out/repro.ktap" 2>"$out/repro.log" ||
 	fail "$out/$dir/repro.scenario does not reproduce (see $out/repro.ktap)"
+
+# with drbg left in the guest, as every scenario but the plant's has it,
+# the same device gives no report (a report fails the scenario), while
+# btusb is bound and the kernel loaded drbg on demand
+grep -q 'drbg\.ko' "$out/$dir/repro.scenario" ||
+	fail "$out/$dir/repro.scenario does not take the RNG out"
+grep -v -e 'drbg\.ko' -e '^expect kernel-report' "$out/$dir/repro.scenario" |
+	sed '/census-probe static/a\
+run "grep \x27^btusb \x27 /proc/modules && grep \x27^drbg \x27 /proc/modules" within 10s' \
+	>"$out/$dir/with-rng.scenario"
+nice -n 10 "$usbrig" --save-dir "$out/with-rng-saved" \
+	"$out/$dir/with-rng.scenario" >"$out/with-rng.ktap" \
+	2>"$out/with-rng.log" ||
+	fail "the planted device reports with the RNG in the guest too (see $out/with-rng.ktap)"
 
 # the same seed, the same devices
 "$usbrig" fuzz --seed "$seed" --devices "$devices" --plant --dry-run \
