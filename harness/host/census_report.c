@@ -835,7 +835,7 @@ static int compare(const char *baseline, const struct row *rows, int n)
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char mod[CENSUS_NAME_MAX], kind[32], st[48], nw[48], rp[48];
-		char se[16], ne[16], rep[80], shown[80];
+		char se[16], ne[16], rep[160], shown[160];
 
 		json_field(line, "module", mod, sizeof(mod));
 		if (!mod[0])

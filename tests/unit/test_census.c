@@ -465,7 +465,11 @@ static void test_compare(void **state)
 	/* the baseline had no report: a new one is a change */
 	empty = strdup(json);
 	assert_non_null(empty);
-	p = strstr(empty, "\"report\": \"") + strlen("\"report\": \"");
+	p = strstr(empty, "\"report\": \"");
+	assert_non_null(p);
+	p += strlen("\"report\": \"");
+	assert_null(strstr(p, "\"logs\""));	/* the report is the last field */
+	assert_non_null(strchr(p, '}'));
 	memmove(p, strchr(p, '}') - 1, strlen(strchr(p, '}') - 1) + 1);
 	assert_non_null(strstr(empty, "\"report\": \"\"}"));
 	put_out(out, "base.json", empty);
