@@ -707,7 +707,10 @@ bench-repro: $(VM_BINS) $(IMPORT_BIN)
 # and tests/fuzz/everything.gadget for what they do not show) are built
 # into the targets: fuzz_pdu exports them as busids 1-1, 1-2, ... and
 # fuzz_stdreq picks one by index, in this order (append only: the seeds
-# name them so).  A tests/fuzz/TARGET.dict, if there, is its dictionary.
+# name them so).  The files they write (a printer's output, a sink's or
+# sizes file under /tmp) are /dev/null in the built-in copies: a fuzz
+# target writes no file.  A tests/fuzz/TARGET.dict, if there, is its
+# dictionary.
 #
 # fuzz: every target under libFuzzer (clang, FUZZ_CC) with ASan + UBSan for
 # FUZZ_SECONDS each (FUZZ_TARGETS=fuzz_pdu for one); new inputs go to
@@ -730,7 +733,8 @@ FUZZ_GADGETS := $(addprefix gadgets/examples/,$(addsuffix .gadget, \
 	gadgets/examples/cp210x.gadget gadgets/examples/ch341.gadget \
 	gadgets/examples/mct_u232.gadget \
 	$(addprefix gadgets/examples/,$(addsuffix .gadget, \
-	cdc-ecm cdc-ncm ax88179 usbtmc uvc-bulk uvc-iso))
+	cdc-ecm cdc-ncm ax88179 usbtmc uvc-bulk uvc-iso \
+	printer uac1 uac2 uac2-implicit))
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_TARGETS ?= $(FUZZ_SRCS:tests/fuzz/%.c=%)
 FUZZ_COMMON := $(filter-out $(FUZZ_SRCS) tests/fuzz/replay.c, \
@@ -768,7 +772,8 @@ $(FUZZ_GEN): $(FUZZ_GADGETS) Makefile
 	  echo '};'; \
 	  echo 'const char *const fz_gadget_texts[] = {'; \
 	  for g in $(FUZZ_GADGETS); do \
-		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' \
+		sed -e 's#"/tmp/[^"]*"#"/dev/null"#g' \
+			-e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' \
 			$$g; echo ','; \
 	  done; \
 	  echo '};'; \
@@ -856,6 +861,43 @@ fuzz:
 	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(FUZZ_PACKAGES)"
 	$(MAKE) BUILD=$(BUILD)/fuzz CC=$(FUZZ_CC) SAN=1 FUZZ_ENGINE=libfuzzer \
 		fuzz-run
+
+# fuzz-coverage: what the committed corpora and regressions reach, line by
+# line: every target built with clang's source-based coverage and replay.c
+# in $(BUILD)/cov (no sanitizer, no libFuzzer), each replayed once over its
+# inputs, the profiles merged (llvm-profdata) and reported for the sources
+# the targets drive (llvm-cov): $(BUILD)/cov/report.txt per file and
+# $(BUILD)/cov/functions.txt per function (regions, lines and branches
+# run, of each); the per-file summary is printed.  A report, not a test: it fails only
+# when a replay does.
+FUZZ_COV_FLAGS := -fprofile-instr-generate -fcoverage-mapping
+FUZZ_COV_SRCS = $(GADGET_SRCS) $(wildcard gadgets/import/*.c) \
+	$(wildcard harness/host/scenario*.c)
+LLVM_PROFDATA ?= llvm-profdata-14
+LLVM_COV ?= llvm-cov-14
+.PHONY: fuzz-coverage fuzz-cov-run
+fuzz-coverage:
+	@$(MAKE) --no-print-directory deps \
+		DEB_PACKAGES="$(FUZZ_PACKAGES) llvm-14"
+	$(MAKE) BUILD=$(BUILD)/cov CC=$(FUZZ_CC) \
+		CFLAGS="-O1 -g $(FUZZ_COV_FLAGS)" LDFLAGS="$(FUZZ_COV_FLAGS)" \
+		fuzz-cov-run
+
+fuzz-cov-run: $(FUZZ_BINS)
+	@rm -rf $(BUILD)/prof
+	@LLVM_PROFILE_FILE='$(BUILD)/prof/%p.profraw' \
+		$(MAKE) --no-print-directory fuzz-replay
+	@set -e; $(LLVM_PROFDATA) merge -sparse -o $(BUILD)/fuzz.profdata \
+		$(BUILD)/prof/*.profraw; \
+	objs=; for t in $(FUZZ_TARGETS); do \
+		objs="$${objs:+$$objs -object }$(BUILD)/tests/fuzz/$$t"; done; \
+	$(LLVM_COV) report $$objs -instr-profile=$(BUILD)/fuzz.profdata \
+		$(FUZZ_COV_SRCS) >$(BUILD)/report.txt; \
+	$(LLVM_COV) report -show-functions $$objs \
+		-instr-profile=$(BUILD)/fuzz.profdata \
+		$(FUZZ_COV_SRCS) >$(BUILD)/functions.txt; \
+	cat $(BUILD)/report.txt; \
+	echo "fuzz-coverage: $(BUILD)/report.txt, $(BUILD)/functions.txt"
 
 # under BUILD=.../fuzz: each target for FUZZ_SECONDS, then the merge; a
 # target that crashes does not stop the others, the run fails at the end

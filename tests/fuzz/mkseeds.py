@@ -24,7 +24,8 @@ GADGETS = ["zero", "vendor-bulk", "faults", "acm", "ftdi", "pl2303",
            "hid-keyboard-fn", "mass-storage", "alt-settings", "composite-iad",
            "superspeed", "lowspeed-interrupt", "hid-keyboard", "hid-mouse",
            "malformed-total", "everything", "cp210x", "ch341", "mct_u232",
-           "cdc-ecm", "cdc-ncm", "ax88179", "usbtmc", "uvc-bulk", "uvc-iso"]
+           "cdc-ecm", "cdc-ncm", "ax88179", "usbtmc", "uvc-bulk", "uvc-iso",
+           "printer", "uac1", "uac2", "uac2-implicit"]
 
 
 def gadget_path(name):
@@ -176,6 +177,18 @@ CLASS_REQS = {
     "cdc-ncm": [(0xa1, 0x80, 0, 0, 28, b""),
                 (0x21, 0x86, 0, 0, 4, struct.pack("<I", 16384))],
     "cdc-ecm": [(0x21, 0x43, 0x0e, 0, 0, b"")],
+    # GET_DEVICE_ID as usblp asks it (interface in wIndex's high byte),
+    # GET_PORT_STATUS, SOFT_RESET
+    "printer": [(0xa1, 0, 0, 0, 1023, b""), (0xa1, 1, 0, 0, 1, b""),
+                (0x21, 2, 0, 0, 0, b"")],
+    # SET_CUR and GET_CUR of the sampling rate on the OUT endpoint
+    "uac1": [(0x22, 0x01, 0x0100, 0x01, 3, bytes([0x80, 0xbb, 0])),
+             (0xa2, 0x81, 0x0100, 0x01, 3, b"")],
+    # the clock source's CUR, RANGE (2 bytes, then whole), validity
+    "uac2": [(0xa1, 1, 0x0100, 0x0100, 4, b""),
+             (0xa1, 2, 0x0100, 0x0100, 2, b""),
+             (0xa1, 2, 0x0100, 0x0100, 14, b""),
+             (0xa1, 1, 0x0200, 0x0100, 1, b"")],
     "everything": [(0xc0, 1, 0, 0, 8, b""), (0xc0, 2, 0, 0, 2, b""),
                    (0xc0, 2, 0, 0, 2, b""), (0xc0, 2, 0, 0, 2, b""),
                    (0xc0, 3, 0x1234, 0, 4, b""), (0x40, 4, 0, 0, 2, b"ab"),
@@ -186,6 +199,7 @@ CLASS_REQS = {
                    (0x01, 11, 2, 1, 0, b""), (0x80, 0, 0, 0, 2, b""),
                    (0x00, 3, 1, 0, 0, b""), (0x00, 1, 1, 0, 0, b"")],
 }
+CLASS_REQS["uac2-implicit"] = CLASS_REQS["uac2"]
 
 
 def cbw(tag, xfer, din, cdb):
