@@ -177,6 +177,9 @@ CLASS_REQS = {
     "cdc-ncm": [(0xa1, 0x80, 0, 0, 28, b""),
                 (0x21, 0x86, 0, 0, 4, struct.pack("<I", 16384))],
     "cdc-ecm": [(0x21, 0x43, 0x0e, 0, 0, b"")],
+    # GET_CAPABILITIES, INITIATE_CLEAR, CHECK_CLEAR_STATUS, INDICATOR_PULSE
+    "usbtmc": [(0xa1, 7, 0, 0, 0x18, b""), (0xa1, 5, 0, 0, 1, b""),
+               (0xa1, 6, 0, 0, 2, b""), (0xa1, 64, 0, 0, 1, b"")],
     # GET_DEVICE_ID as usblp asks it (interface in wIndex's high byte),
     # GET_PORT_STATUS, SOFT_RESET
     "printer": [(0xa1, 0, 0, 0, 1023, b""), (0xa1, 1, 0, 0, 1, b""),
@@ -215,6 +218,7 @@ MSC_CMDS = [  # (CDB, data length, IN?)
     (bytes([0x2a, 0, 0, 0, 0, 1, 0, 0, 1, 0]), 512, False),  # WRITE(10)
     (bytes([0x28, 0, 0, 0, 0, 1, 0, 0, 1, 0]), 512, True),   # READ(10)
     (bytes([0x03, 0, 0, 0, 18, 0]), 18, True),            # REQUEST SENSE
+    (bytes([0xa0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 0, 0]), 16, True),  # REPORT LUNS
     (bytes([0x28, 0, 0xff, 0xff, 0xff, 0xff, 0, 0, 1, 0]), 512, True),
 ]
 
@@ -225,6 +229,29 @@ def msc_traffic(c):
         if n:
             c.ep(0x81 if din else 0x02, n, bytes(range(256)) * 2)
         c.ep(0x81, 13)
+
+
+def tmc_msg(msgid, tag, size, attr, data=b""):
+    """a USBTMC bulk message: the 12-byte header, data, alignment"""
+    m = struct.pack("<BBBBIB3x", msgid, tag, ~tag & 0xff, 0, size, attr)
+    m += data
+    return m + bytes(-len(m) % 4)
+
+
+def tmc_traffic(c):
+    """*IDN? and an unknown query, each asked for on bulk IN, then a
+    header with a wrong bTagInverse (bulk OUT halts) and the clearing"""
+    for tag, cmd in ((1, b"*IDN?\n"), (3, b"MEAS:VOLT?\n")):
+        c.ep(0x01, 0, b"")
+        m = tmc_msg(1, tag, len(cmd), 1, cmd)
+        c.ep(0x01, len(m), m)
+        m = tmc_msg(2, tag + 1, 64, 0)
+        c.ep(0x01, len(m), m)
+        c.ep(0x82, 512)
+    bad = bytearray(tmc_msg(1, 5, 4, 1, b"abcd"))
+    bad[2] = 0
+    c.ep(0x01, len(bad), bytes(bad))
+    c.ctrl(0x02, 1, 0, 0x01, 0, b"")
 
 
 # ---- frames for the network functions (fuzz_net, and fuzz_pdu's ether
@@ -360,6 +387,8 @@ def pdu_session(i, name, desc, cfgs):
             msc_traffic(c)
         if name in ("cdc-ecm", "cdc-ncm", "ax88179"):
             net_traffic(c, name)
+        if name == "usbtmc":
+            tmc_traffic(c)
         in_seqs += ep_traffic(c, eps, alts)
     for s in in_seqs:
         c.unlink(s)
