@@ -347,13 +347,15 @@ static const char *class_desc_name(const uint8_t *alt, const uint8_t *p)
 static bool interface_ok(struct cfg_state *s, const uint8_t *p, char *why,
 			 size_t whylen)
 {
-	uint16_t key = p[2] << 8 | p[3];
+	uint16_t key;
 	size_t i;
 
+	/* p[0] bytes are there, at least 2: nothing past them is read */
 	if (p[0] < 9) {
 		snprintf(why, whylen, "interface descriptor of %u bytes", p[0]);
 		return false;
 	}
+	key = p[2] << 8 | p[3];
 	for (i = 0; i < s->n_alts; i++)
 		if (s->seen_alt[i] == key) {
 			snprintf(why, whylen, "interface %u alternate setting %u given twice",
@@ -372,19 +374,21 @@ static bool interface_ok(struct cfg_state *s, const uint8_t *p, char *why,
 static bool endpoint_ok(struct cfg_state *s, const uint8_t *p, char *why,
 			size_t whylen)
 {
-	unsigned int t = p[3] & 3;
+	unsigned int t;
 	int i;
 
 	if (!s->in_alt) {
 		snprintf(why, whylen, "endpoint outside an interface");
 		return false;
 	}
+	/* as for an interface: only p[0] bytes are there */
 	if (p[0] < 7 || (p[0] == 9 && (p[7] || p[8]))) {
 		/* the generator writes bRefresh/bSynchAddress as 0 */
 		snprintf(why, whylen, "endpoint descriptor of %u bytes%s", p[0],
 			 p[0] == 9 ? " with bRefresh/bSynchAddress set" : "");
 		return false;
 	}
+	t = p[3] & 3;
 	if (!(p[2] & 0x0f) || (p[2] & 0x70)) {
 		snprintf(why, whylen, "bEndpointAddress 0x%02x", p[2]);
 		return false;
