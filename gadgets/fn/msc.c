@@ -752,6 +752,26 @@ static void cmd_rw(struct msc_state *st, struct cmd *cmd, uint64_t lba,
 	cmd->dlen = count * st->cfg.block_size;
 }
 
+/* The length a CDB of this opcode has: its group code says (SPC-4
+ * 4.2.5.1); 1 for the reserved and vendor groups, whose length we do not
+ * know (no command of ours is in them). */
+static uint8_t cdb_group_len(uint8_t opcode)
+{
+	switch (opcode >> 5) {
+	case 0:
+		return 6;
+	case 1:
+	case 2:
+		return 10;
+	case 4:
+		return 16;
+	case 5:
+		return 12;
+	default:
+		return 1;
+	}
+}
+
 /* Run the CDB up to its data stage: status, sense, what is to move. */
 static void scsi_command(struct msc_state *st, const uint8_t *cdb,
 			 uint8_t cdb_len, uint8_t lun, struct cmd *cmd)
@@ -769,6 +789,11 @@ static void scsi_command(struct msc_state *st, const uint8_t *cdb,
 		return;
 	}
 
+	if (cdb_len < cdb_group_len(cdb[0])) {
+		/* shorter than its opcode's group says */
+		set_sense(st, ILLEGAL_REQUEST, ASC_INVALID_FIELD, 0);
+		return;
+	}
 	switch (cdb[0]) {
 	case TEST_UNIT_READY:
 		check_medium(st);
@@ -783,8 +808,6 @@ static void scsi_command(struct msc_state *st, const uint8_t *cdb,
 		cmd_mode_sense(st, cdb, cmd, false);
 		break;
 	case MODE_SENSE_10:
-		if (cdb_len < 10)
-			goto short_cdb;
 		cmd_mode_sense(st, cdb, cmd, true);
 		break;
 	case START_STOP_UNIT:
@@ -794,18 +817,12 @@ static void scsi_command(struct msc_state *st, const uint8_t *cdb,
 		st->prevent = cdb[4] & 0x01;
 		break;
 	case READ_FORMAT_CAPACITIES:
-		if (cdb_len < 10)
-			goto short_cdb;
 		cmd_read_format_capacities(st, cdb, cmd);
 		break;
 	case READ_CAPACITY_10:
-		if (cdb_len < 10)
-			goto short_cdb;
 		cmd_read_capacity(st, cdb, cmd, false);
 		break;
 	case SERVICE_ACTION_IN_16:
-		if (cdb_len < 16)
-			goto short_cdb;
 		if ((cdb[1] & 0x1f) != SAI_READ_CAPACITY_16) {
 			set_sense(st, ILLEGAL_REQUEST, ASC_INVALID_FIELD, 0);
 			break;
@@ -821,21 +838,15 @@ static void scsi_command(struct msc_state *st, const uint8_t *cdb,
 		break;
 	case READ_10:
 	case WRITE_10:
-		if (cdb_len < 10)
-			goto short_cdb;
 		cmd_rw(st, cmd, get_be32(cdb + 2), get_be16(cdb + 7),
 		       cdb[0] == READ_10 ? DATA_READ : DATA_WRITE);
 		break;
 	case READ_16:
 	case WRITE_16:
-		if (cdb_len < 16)
-			goto short_cdb;
 		cmd_rw(st, cmd, get_be64(cdb + 2), get_be32(cdb + 10),
 		       cdb[0] == READ_16 ? DATA_READ : DATA_WRITE);
 		break;
 	case VERIFY_10:
-		if (cdb_len < 10)
-			goto short_cdb;
 		/* SBC-3 5.29: BYTCHK 0 checks the medium, 1 compares the
 		 * data sent; 3 (one block for all) is not offered */
 		switch ((cdb[1] >> 1) & 3) {
@@ -865,8 +876,6 @@ static void scsi_command(struct msc_state *st, const uint8_t *cdb,
 		}
 		break;
 	case REPORT_LUNS:
-		if (cdb_len < 12)
-			goto short_cdb;
 		cmd_report_luns(st, cdb, cmd);
 		break;
 	default:
@@ -875,10 +884,6 @@ static void scsi_command(struct msc_state *st, const uint8_t *cdb,
 		set_sense(st, ILLEGAL_REQUEST, ASC_INVALID_OPCODE, 0);
 		break;
 	}
-	return;
-short_cdb:
-	/* the CDB is shorter than its opcode's group says */
-	set_sense(st, ILLEGAL_REQUEST, ASC_INVALID_FIELD, 0);
 }
 
 /* ---- Bulk-Only Transport ---- */

@@ -1095,8 +1095,8 @@ static int guess_endpoints(struct imp_dev *d, struct imp_blob *c, size_t i,
 	for (; pos + 7 <= c->len && c->data[pos] >= 2; pos += c->data[pos]) {
 		const uint8_t *p = c->data + pos;
 
-		if (p[1] != DT_ENDPOINT)
-			continue;
+		if (p[1] != DT_ENDPOINT || p[0] < 7)
+			continue;	/* its fields would be the next one's */
 		if ((p[3] & 3) == 2) {
 			bulk_in |= p[2] & 0x80;
 			bulk_out |= !(p[2] & 0x80);

@@ -222,6 +222,7 @@ struct lx {
 					 * cut one after it */
 	uint16_t ep_wmax;
 	size_t uvc_ep_end[GD_MAX_CONFIGS];	/* after a UVC status endpoint */
+	uint16_t uvc_ep_wmax[GD_MAX_CONFIGS];	/* its wMaxPacketSize */
 	enum usbip_speed pend_speed;	/* 018's "Negotiated speed:" */
 	uint8_t otg[3];
 	bool have_otg;
@@ -771,8 +772,10 @@ static void flush_fixed(struct lx *lx)
 		/* UVC's class-specific interrupt endpoint (05 25 03 ..): old
 		 * lsusb prints nothing for it; cfg_fix puts it back */
 		if (lx->if_class == 0x0e && lx->if_sub == 1 &&
-		    (c->b[3] & 3) == 3 && (c->b[2] & 0x80) && cfg_blob(lx))
+		    (c->b[3] & 3) == 3 && (c->b[2] & 0x80) && cfg_blob(lx)) {
 			lx->uvc_ep_end[lx->cfg] = cfg_blob(lx)->len + size;
+			lx->uvc_ep_wmax[lx->cfg] = lx->ep_wmax;
+		}
 		break;
 	case LX_SSCOMP:
 		if (!(c->seen & (1u << 4))) {
@@ -1020,13 +1023,15 @@ static void cfg_fix(struct lx *lx, unsigned int i)
 	unsigned int n_if = 0, n_ep = 0;
 	bool in_if = false;
 
+	/* no descriptor type after the endpoint (the end, or a 1-byte
+	 * remnant) is no class-specific endpoint either */
 	if (lx->uvc_ep_end[i] && lx->uvc_ep_end[i] <= b->len &&
 	    lx->cfg_total[i] == b->len + 5 &&
-	    (lx->uvc_ep_end[i] == b->len ||
+	    (lx->uvc_ep_end[i] + 1 >= b->len ||
 	     b->data[lx->uvc_ep_end[i] + 1] != 0x25)) {
 		size_t at = lx->uvc_ep_end[i];
-		uint8_t cs[5] = { 5, 0x25, 0x03, b->data[at - 3],
-				  b->data[at - 2] };
+		uint8_t cs[5] = { 5, 0x25, 0x03, lx->uvc_ep_wmax[i] & 0xff,
+				  lx->uvc_ep_wmax[i] >> 8 };
 
 		lx_put(lx, b, cs, 5);
 		if (b->len >= at + 5) {
@@ -1188,6 +1193,7 @@ static void dev_begin(struct lx *lx)
 	lx->target = T_NONE;
 	lx->cfg = -1;
 	memset(lx->uvc_ep_end, 0, sizeof(lx->uvc_ep_end));
+	memset(lx->uvc_ep_wmax, 0, sizeof(lx->uvc_ep_wmax));
 	lx->have_otg = false;
 	memset(&lx->hid, 0, sizeof(lx->hid));
 	desc_open(lx, LX_DEVICE);

@@ -297,6 +297,26 @@ static void test_unsupported_opcode_sense(void **state)
 	sense_is(fx, 0x5, 0x24, 0x00);
 }
 
+/* A CDB shorter than its opcode's group (6, 10, 12 bytes) is refused
+ * with INVALID FIELD IN CDB, not run with zeros for its missing bytes. */
+static void test_cdb_shorter_than_its_group(void **state)
+{
+	static const uint8_t rd6[6] = { 0x08, 0, 0, 0, 1, 0 };
+	static const uint8_t rd10[10] = { 0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0 };
+	static const uint8_t luns[12] = { 0xa0, 0, 0, 0, 0, 0, 0, 0, 0, 16 };
+	struct fx *fx = *state;
+
+	start(fx, "    size 1M\n");
+	cmd_none(fx, rd6, 1, 1);
+	sense_is(fx, 0x5, 0x24, 0x00);
+	cmd_none(fx, rd10, 6, 1);
+	sense_is(fx, 0x5, 0x24, 0x00);
+	cmd_none(fx, luns, 10, 1);
+	sense_is(fx, 0x5, 0x24, 0x00);
+	/* the same REPORT LUNS whole: one LUN, 8 bytes of header + 8 */
+	cmd_in(fx, luns, 12, 16, 16, 0);
+}
+
 static void test_write_read_image(void **state)
 {
 	struct fx *fx = *state;
@@ -619,6 +639,7 @@ int main(void)
 		T(test_inquiry_and_capacity),
 		T(test_short_data_stalls_then_csw),
 		T(test_unsupported_opcode_sense),
+		T(test_cdb_shorter_than_its_group),
 		T(test_write_read_image),
 		T(test_write_read_ram),
 		T(test_ram_last_piece_and_verify),
