@@ -704,7 +704,8 @@ bench-repro: $(VM_BINS) $(IMPORT_BIN)
 # tests/fuzz/fuzz_*.c: one libFuzzer target each (docs/fuzzing.md), seeds
 # in tests/fuzz/corpus/TARGET/, inputs that once crashed in
 # tests/fuzz/regressions/TARGET/.  The gadgets FUZZ_GADGETS (examples,
-# and tests/fuzz/everything.gadget for what they do not show) are built
+# and tests/fuzz/everything.gadget and hid-reports.gadget for what they
+# do not show) are built
 # into the targets: fuzz_pdu exports them as busids 1-1, 1-2, ... and
 # fuzz_stdreq picks one by index, in this order (append only: the seeds
 # name them so).  The files they write (a printer's output, a sink's or
@@ -734,7 +735,7 @@ FUZZ_GADGETS := $(addprefix gadgets/examples/,$(addsuffix .gadget, \
 	gadgets/examples/mct_u232.gadget \
 	$(addprefix gadgets/examples/,$(addsuffix .gadget, \
 	cdc-ecm cdc-ncm ax88179 usbtmc uvc-bulk uvc-iso \
-	printer uac1 uac2 uac2-implicit))
+	printer uac1 uac2 uac2-implicit)) tests/fuzz/hid-reports.gadget
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_TARGETS ?= $(FUZZ_SRCS:tests/fuzz/%.c=%)
 FUZZ_COMMON := $(filter-out $(FUZZ_SRCS) tests/fuzz/replay.c, \

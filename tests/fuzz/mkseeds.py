@@ -25,12 +25,12 @@ GADGETS = ["zero", "vendor-bulk", "faults", "acm", "ftdi", "pl2303",
            "superspeed", "lowspeed-interrupt", "hid-keyboard", "hid-mouse",
            "malformed-total", "everything", "cp210x", "ch341", "mct_u232",
            "cdc-ecm", "cdc-ncm", "ax88179", "usbtmc", "uvc-bulk", "uvc-iso",
-           "printer", "uac1", "uac2", "uac2-implicit"]
+           "printer", "uac1", "uac2", "uac2-implicit", "hid-reports"]
 
 
 def gadget_path(name):
-    if name == "everything":
-        return "tests/fuzz/everything.gadget"
+    if name in ("everything", "hid-reports"):
+        return "tests/fuzz/%s.gadget" % name
     return "gadgets/examples/%s.gadget" % name
 
 
@@ -390,10 +390,16 @@ def pdu_session(i, name, desc, cfgs):
         if name == "usbtmc":
             tmc_traffic(c)
         in_seqs += ep_traffic(c, eps, alts)
+        if name == "hid-reports":
+            for _ in range(6):          # the schedule's reports, later
+                c.ep(0x81, 4)
     for s in in_seqs:
         c.unlink(s)
     c.unlink(9999)
-    return rec(0, op_import(busid)) + rec(0, c.out) + rec(0, b"", 0xa0)
+    out = rec(0, op_import(busid)) + rec(0, c.out) + rec(0, b"", 0xa0)
+    if name == "hid-reports":
+        out += rec(0, b"", 0x60) * 8    # 63 ms at a time: one timer each
+    return out
 
 
 def stdreq_session(i, name, desc, cfgs):
@@ -563,6 +569,7 @@ def main():
     for f in sorted(glob.glob("gadgets/examples/*.gadget")):
         copy(d, f, "examples-" + os.path.basename(f))
     copy(d, "tests/fuzz/everything.gadget", "fuzz-everything.gadget")
+    copy(d, "tests/fuzz/hid-reports.gadget", "fuzz-hid-reports.gadget")
 
     d = os.path.join(corpus, "fuzz_scenario")
     for pat, pre in (("tests/scenarios/*.scenario", "scenarios-"),
