@@ -708,8 +708,8 @@ bench-repro: $(VM_BINS) $(IMPORT_BIN)
 # do not show) are built
 # into the targets: fuzz_pdu exports them as busids 1-1, 1-2, ... and
 # fuzz_stdreq picks one by index, in this order (append only: the seeds
-# name them so).  The files they write (a printer's output, a sink's or
-# sizes file under /tmp) are /dev/null in the built-in copies: a fuzz
+# name them so).  The files they write (a printer's `output`, a sink's
+# or sizes `file` under /tmp) are /dev/null in the built-in copies: a fuzz
 # target writes no file.  A tests/fuzz/TARGET.dict, if there, is its
 # dictionary.
 #
@@ -773,7 +773,7 @@ $(FUZZ_GEN): $(FUZZ_GADGETS) Makefile
 	  echo '};'; \
 	  echo 'const char *const fz_gadget_texts[] = {'; \
 	  for g in $(FUZZ_GADGETS); do \
-		sed -e 's#"/tmp/[^"]*"#"/dev/null"#g' \
+		sed -e 's#\(output\|file\)\([[:space:]]*\)"/tmp/[^"]*"#\1\2"/dev/null"#g' \
 			-e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' \
 			$$g; echo ','; \
 	  done; \
@@ -869,8 +869,9 @@ fuzz:
 # inputs, the profiles merged (llvm-profdata) and reported for the sources
 # the targets drive (llvm-cov): $(BUILD)/cov/report.txt per file and
 # $(BUILD)/cov/functions.txt per function (regions, lines and branches
-# run, of each); the per-file summary is printed.  A report, not a test: it fails only
-# when a replay does.
+# run, of each); the per-file summary is printed.  A report, not a test:
+# it fails only when a replay does.  fuzz-cov-run is its second half, for
+# the build fuzz-coverage sets up; on its own it has no profiles to merge.
 FUZZ_COV_FLAGS := -fprofile-instr-generate -fcoverage-mapping
 FUZZ_COV_SRCS = $(GADGET_SRCS) $(wildcard gadgets/import/*.c) \
 	$(wildcard harness/host/scenario*.c)

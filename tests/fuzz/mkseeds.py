@@ -180,18 +180,21 @@ CLASS_REQS = {
     # GET_CAPABILITIES, INITIATE_CLEAR, CHECK_CLEAR_STATUS, INDICATOR_PULSE
     "usbtmc": [(0xa1, 7, 0, 0, 0x18, b""), (0xa1, 5, 0, 0, 1, b""),
                (0xa1, 6, 0, 0, 2, b""), (0xa1, 64, 0, 0, 1, b"")],
-    # GET_DEVICE_ID as usblp asks it (interface in wIndex's high byte),
-    # GET_PORT_STATUS, SOFT_RESET
+    # GET_DEVICE_ID as usblp asks it (interface 0 in wIndex's high byte,
+    # alternate setting 0 in the low one), GET_PORT_STATUS, SOFT_RESET
+    # as the class says it (interface) and as Linux sends it (other)
     "printer": [(0xa1, 0, 0, 0, 1023, b""), (0xa1, 1, 0, 0, 1, b""),
-                (0x21, 2, 0, 0, 0, b"")],
+                (0x21, 2, 0, 0, 0, b""), (0x23, 2, 0, 0, 0, b"")],
     # SET_CUR and GET_CUR of the sampling rate on the OUT endpoint
     "uac1": [(0x22, 0x01, 0x0100, 0x01, 3, bytes([0x80, 0xbb, 0])),
              (0xa2, 0x81, 0x0100, 0x01, 3, b"")],
-    # the clock source's CUR, RANGE (2 bytes, then whole), validity
+    # the clock source's CUR, RANGE (2 bytes, then whole), validity, and
+    # setting the rate (SET CUR)
     "uac2": [(0xa1, 1, 0x0100, 0x0100, 4, b""),
              (0xa1, 2, 0x0100, 0x0100, 2, b""),
              (0xa1, 2, 0x0100, 0x0100, 14, b""),
-             (0xa1, 1, 0x0200, 0x0100, 1, b"")],
+             (0xa1, 1, 0x0200, 0x0100, 1, b""),
+             (0x21, 1, 0x0100, 0x0100, 4, bytes([0x80, 0xbb, 0, 0]))],
     "everything": [(0xc0, 1, 0, 0, 8, b""), (0xc0, 2, 0, 0, 2, b""),
                    (0xc0, 2, 0, 0, 2, b""), (0xc0, 2, 0, 0, 2, b""),
                    (0xc0, 3, 0x1234, 0, 4, b""), (0x40, 4, 0, 0, 2, b"ab"),
@@ -239,8 +242,9 @@ def tmc_msg(msgid, tag, size, attr, data=b""):
 
 
 def tmc_traffic(c):
-    """*IDN? and an unknown query, each asked for on bulk IN, then a
-    header with a wrong bTagInverse (bulk OUT halts) and the clearing"""
+    """*IDN? and a query of the gadget's `respond`, each asked for on
+    bulk IN, then a header with a wrong bTagInverse (bulk OUT halts) and
+    the clearing"""
     for tag, cmd in ((1, b"*IDN?\n"), (3, b"MEAS:VOLT?\n")):
         c.ep(0x01, 0, b"")
         m = tmc_msg(1, tag, len(cmd), 1, cmd)

@@ -304,6 +304,9 @@ static void test_cdb_shorter_than_its_group(void **state)
 	static const uint8_t rd6[6] = { 0x08, 0, 0, 0, 1, 0 };
 	static const uint8_t rd10[10] = { 0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0 };
 	static const uint8_t luns[12] = { 0xa0, 0, 0, 0, 0, 0, 0, 0, 0, 16 };
+	static const uint8_t rc16[16] = { 0x9e, 0x10, 0, 0, 0, 0, 0, 0,
+					  0, 0, 0, 0, 0, 32 };
+	static const uint8_t vendor[1] = { 0xc0 };
 	struct fx *fx = *state;
 
 	start(fx, "    size 1M\n");
@@ -313,6 +316,11 @@ static void test_cdb_shorter_than_its_group(void **state)
 	sense_is(fx, 0x5, 0x24, 0x00);
 	cmd_none(fx, luns, 10, 1);
 	sense_is(fx, 0x5, 0x24, 0x00);
+	cmd_none(fx, rc16, 12, 1);
+	sense_is(fx, 0x5, 0x24, 0x00);
+	/* a vendor group's opcode has no known length: unsupported */
+	cmd_none(fx, vendor, 1, 1);
+	sense_is(fx, 0x5, 0x20, 0x00);
 	/* the same REPORT LUNS whole: one LUN, 8 bytes of header + 8 */
 	cmd_in(fx, luns, 12, 16, 16, 0);
 }
