@@ -592,6 +592,51 @@ static void test_sniff(void **state)
 	"        wMaxPacketSize     " wmax "  1x 1024 bytes\n"		\
 	"        bInterval               0\n"
 
+/* UVC's status endpoint printed with 9 bytes (bRefresh, bSynchAddress):
+ * the class-specific endpoint lsusb leaves out is put back after it, its
+ * wMaxTransferSize the endpoint's wMaxPacketSize */
+static void test_uvc_status_ep_9(void **state)
+{
+	static const char paste[] =
+		DEV_HEAD("2.00", " 64")
+		CFG_HEAD("0x0020", "100mA")
+		"    Interface Descriptor:\n"
+		"      bLength                 9\n"
+		"      bDescriptorType         4\n"
+		"      bInterfaceNumber        0\n"
+		"      bAlternateSetting       0\n"
+		"      bNumEndpoints           1\n"
+		"      bInterfaceClass        14 Video\n"
+		"      bInterfaceSubClass      1 Video Control\n"
+		"      bInterfaceProtocol      0 \n"
+		"      iInterface              0 \n"
+		"      Endpoint Descriptor:\n"
+		"        bLength                 9\n"
+		"        bDescriptorType         5\n"
+		"        bEndpointAddress     0x83  EP 3 IN\n"
+		"        bmAttributes            3\n"
+		"          Transfer Type            Interrupt\n"
+		"        wMaxPacketSize     0x0010  1x 16 bytes\n"
+		"        bInterval               6\n"
+		"        bRefresh                0\n"
+		"        bSynchAddress           0\n";
+	static const uint8_t tail[] = {
+		0x09, 0x05, 0x83, 0x03, 0x10, 0x00, 0x06, 0x00, 0x00,
+		0x05, 0x25, 0x03, 0x10, 0x00,
+	};
+	struct imp_error err = { "" };
+	const struct imp_blob *c;
+	struct imp_set set;
+
+	(void)state;
+	assert_int_equal(read_text(paste, &set, &err), 0);
+	c = &set.devs[0]->configs[0];
+	assert_int_equal(c->len, 32);
+	assert_memory_equal(c->data + 18, tail, sizeof(tail));
+	assert_true(has_note(set.devs[0], "05 25 03"));
+	imp_set_free(&set);
+}
+
 static void test_quirks(void **state)
 {
 	/* a SuperSpeed bulk endpoint with streams (its companion folded
@@ -813,6 +858,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_sniff),
+		cmocka_unit_test(test_uvc_status_ep_9),
 		cmocka_unit_test(test_quirks),
 		cmocka_unit_test(test_synthesized_reports),
 		cmocka_unit_test(test_device_corpus),
