@@ -1473,6 +1473,22 @@ static void one_line(struct lx *lx, const char *s)
 		tree_line(lx, s);
 		return;
 	}
+	/*
+	 * Most lines are fields, so they are tried first: no bus, title,
+	 * report item or UAS pipe line starts with a field's name (their
+	 * first words have no Hungarian prefix).
+	 */
+	n = field_name(s, name, sizeof(name), base, sizeof(base));
+	if (n && (lx_field_width(base, &flags) || !strcmp(base, "MaxPower") ||
+		  !strcmp(base, "MaxStreams") || !strcmp(base, "Mult"))) {
+		const char *text = skip_sp(s + n);
+
+		/* a field ends a report descriptor's items */
+		report_end(lx);
+		if (lx->d)
+			desc_field(lx, name, base, text);
+		return;
+	}
 	if (bus_line(lx, s))
 		return;
 	if (lx->in_report && starts(s, "Item(")) {
@@ -1486,17 +1502,6 @@ static void one_line(struct lx *lx, const char *s)
 
 		desc_flush(lx);
 		target_append(lx, pipe, sizeof(pipe), lx->line);
-		return;
-	}
-	n = field_name(s, name, sizeof(name), base, sizeof(base));
-	if (n && (lx_field_width(base, &flags) || !strcmp(base, "MaxPower") ||
-		  !strcmp(base, "MaxStreams") || !strcmp(base, "Mult"))) {
-		const char *text = skip_sp(s + n);
-
-		/* a field ends a report descriptor's items */
-		report_end(lx);
-		if (lx->d)
-			desc_field(lx, name, base, text);
 		return;
 	}
 	/* another title ("AudioControl Interface Descriptor:"): its

@@ -151,7 +151,7 @@ static int prefix_width(const char *base)
 	if (base[0] >= 'A' && base[0] <= 'Z' && strcmp(run, "ba"))
 		return 0;
 	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (!strcmp(run, prefixes[i].p))
+		if (run[0] == prefixes[i].p[0] && !strcmp(run, prefixes[i].p))
 			return prefixes[i].w;
 	/* an unusual tail on a common prefix ("wlcdLayout") */
 	if (run[0] == 'w')
@@ -167,7 +167,8 @@ int lx_field_width(const char *base, uint8_t *flags)
 
 	*flags = 0;
 	for (i = 0; i < sizeof(specials) / sizeof(specials[0]); i++)
-		if (!strcmp(specials[i].name, base)) {
+		if (specials[i].name[0] == base[0] &&
+		    !strcmp(specials[i].name, base)) {
 			*flags = specials[i].flags;
 			return specials[i].width;
 		}
@@ -196,7 +197,8 @@ int lx_cdc_subtype(const char *title)
 	size_t i;
 
 	for (i = 0; i < sizeof(cdc_titles) / sizeof(cdc_titles[0]); i++)
-		if (!strcmp(title, cdc_titles[i].title))
+		if (title[0] == cdc_titles[i].title[0] &&
+		    !strcmp(title, cdc_titles[i].title))
 			return cdc_titles[i].subtype;
 	return -1;
 }
