@@ -31,6 +31,16 @@ size_t lx_hex_bytes(const char *s, uint8_t *out, size_t max)
 	}
 }
 
+/*
+ * Equal names, the first letters compared before strcmp(): the tables
+ * below are walked for nearly every line of a paste, and most entries
+ * differ at once.
+ */
+static int same_name(const char *a, const char *b)
+{
+	return a[0] == b[0] && !strcmp(a, b);
+}
+
 /* ---- standard descriptors ---- */
 
 static const struct lx_slot dev_slots[] = {
@@ -151,7 +161,7 @@ static int prefix_width(const char *base)
 	if (base[0] >= 'A' && base[0] <= 'Z' && strcmp(run, "ba"))
 		return 0;
 	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (run[0] == prefixes[i].p[0] && !strcmp(run, prefixes[i].p))
+		if (same_name(run, prefixes[i].p))
 			return prefixes[i].w;
 	/* an unusual tail on a common prefix ("wlcdLayout") */
 	if (run[0] == 'w')
@@ -167,8 +177,7 @@ int lx_field_width(const char *base, uint8_t *flags)
 
 	*flags = 0;
 	for (i = 0; i < sizeof(specials) / sizeof(specials[0]); i++)
-		if (specials[i].name[0] == base[0] &&
-		    !strcmp(specials[i].name, base)) {
+		if (same_name(specials[i].name, base)) {
 			*flags = specials[i].flags;
 			return specials[i].width;
 		}
@@ -197,8 +206,7 @@ int lx_cdc_subtype(const char *title)
 	size_t i;
 
 	for (i = 0; i < sizeof(cdc_titles) / sizeof(cdc_titles[0]); i++)
-		if (title[0] == cdc_titles[i].title[0] &&
-		    !strcmp(title, cdc_titles[i].title))
+		if (same_name(title, cdc_titles[i].title))
 			return cdc_titles[i].subtype;
 	return -1;
 }
